@@ -1,0 +1,1 @@
+//! The cycle-level SM model.
