@@ -6,11 +6,20 @@
 //! the control-flow graph's immediate post-dominators, which the `stack`
 //! convergence model uses as reconvergence points.
 
+pub mod cfg;
+pub mod control;
+pub mod deps;
 pub mod ir;
+pub mod opcodes;
+mod parser;
 
 pub use ir::{Instr, Program};
 
+use std::collections::HashMap;
 use std::fmt;
+
+use cfg::{Cfg, Flow};
+use ir::{Op, PRED_BASE, PredSrc};
 
 /// An error in program text, located within the program (not the file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,13 +56,141 @@ impl std::error::Error for AsmError {}
 /// Assembles program text. `alu_latency` is the fixed latency the derived
 /// stall counts must cover.
 pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
-    // Placeholder until the assembler lands: an empty program.
-    let _ = (text, alu_latency);
+    let mut raws = Vec::new();
+    let mut labels: HashMap<String, u32> = HashMap::new();
+    let mut label_list = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i as u32 + 1;
+        let blanked = parser::blank_comments(line);
+        let parsed = parser::parse_line(&blanked).map_err(|mut e| {
+            e.line = line_no;
+            e
+        })?;
+        for l in parsed.labels {
+            let target = raws.len() as u32;
+            if let Some(prev) = label_list.iter().find(|x: &&ir::Label| x.name == l.value) {
+                return Err(AsmError {
+                    line: line_no,
+                    column: l.column,
+                    len: l.len,
+                    message: format!("label `{}` is defined twice", l.value),
+                    expected: Some("a label name not used before".into()),
+                    hint: Some(format!("it was first defined on line {}", prev.line)),
+                });
+            }
+            labels.insert(l.value.clone(), target);
+            label_list.push(ir::Label {
+                name: l.value,
+                target,
+                line: line_no,
+            });
+        }
+        if let Some(ins) = parsed.instr {
+            raws.push((line_no, ins));
+        }
+    }
+    let Some((last_line, last_raw)) = raws.last() else {
+        return Err(AsmError {
+            line: 1,
+            column: 1,
+            len: 1,
+            message: "the program has no instructions".into(),
+            expected: Some("at least one instruction".into()),
+            hint: Some("a program ends with `EXIT`".into()),
+        });
+    };
+    let (last_line, last_col, last_len) = (
+        *last_line,
+        last_raw.column,
+        last_raw.text.chars().count() as u32,
+    );
+    let n = raws.len() as u32;
+    let mut instrs = Vec::with_capacity(raws.len());
+    for (line, raw) in &raws {
+        let located = |mut e: AsmError| {
+            e.line = *line;
+            e
+        };
+        let (op, class) = opcodes::build(raw, &labels).map_err(located)?;
+        if let Op::Bra { target } | Op::Bssy { target, .. } = op
+            && target >= n
+        {
+            let operand = raw
+                .operands
+                .last()
+                .map_or((raw.column, 1), |o| (o.column, o.len));
+            return Err(AsmError {
+                line: *line,
+                column: operand.0,
+                len: operand.1,
+                message: "branch target past the last instruction".into(),
+                expected: Some("a label that names an instruction".into()),
+                hint: Some("put the label before an instruction, e.g. `done: EXIT`".into()),
+            });
+        }
+        let guard = raw.guard.as_ref().map_or(PredSrc::TRUE, |g| g.value);
+        let (defs, uses) = deps::resources(&op, guard);
+        instrs.push(Instr {
+            line: *line,
+            column: raw.column,
+            text: raw.text.clone(),
+            mnemonic: raw.mnemonic.value.clone(),
+            guard,
+            op,
+            class,
+            control: raw.control.unwrap_or_default(),
+            explicit_control: raw.control.is_some(),
+            defs,
+            uses,
+        });
+    }
+    let flow: Vec<Flow> = instrs
+        .iter()
+        .map(|i| Flow::of(&i.op, !i.guard.is_always_true()))
+        .collect();
+    if !matches!(
+        flow.last(),
+        Some(Flow::Branch {
+            conditional: false,
+            ..
+        }) | Some(Flow::Exit { conditional: false })
+    ) {
+        return Err(AsmError {
+            line: last_line,
+            column: last_col,
+            len: last_len.max(1),
+            message: "the program can run past its last instruction".into(),
+            expected: Some("an unconditional `EXIT` or `BRA` at the end".into()),
+            hint: Some("end the program with `EXIT`".into()),
+        });
+    }
+    let bssy_targets: Vec<u32> = instrs
+        .iter()
+        .filter_map(|i| match i.op {
+            Op::Bssy { target, .. } => Some(target),
+            _ => None,
+        })
+        .collect();
+    let cfg = Cfg::build(&flow, &bssy_targets);
+    control::derive(&mut instrs, &cfg, alu_latency);
+    let reconvergence = (0..n)
+        .map(|pc| cfg.reconvergence_pc(cfg.block_of(pc)))
+        .collect();
+    let num_regs = instrs
+        .iter()
+        .flat_map(|i| i.defs.iter().chain(&i.uses))
+        .filter(|&&r| r < PRED_BASE)
+        .map(|&r| u32::from(r) + 1)
+        .max()
+        .unwrap_or(0);
     Ok(Program {
-        instrs: Vec::new(),
-        labels: Vec::new(),
-        num_regs: 0,
-        reconvergence: Vec::new(),
-        blocks: Vec::new(),
+        instrs,
+        labels: label_list,
+        num_regs,
+        reconvergence,
+        blocks: cfg.blocks,
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,285 @@
+//! Assembler tests: whole programs, derived control codes, errors.
+
+use super::ir::*;
+use super::*;
+
+fn asm(text: &str) -> Program {
+    match assemble(text, 4) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn asm_err(text: &str) -> AsmError {
+    match assemble(text, 4) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn real_listing_syntax_is_accepted() {
+    let p = asm(r#"
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                 /* 0x00000a0000017a02 */
+                                                                           /* 0x000fc40000000f00 */
+        /*0010*/                   S2R R0, SR_TID.X ;
+        /*0020*/                   ISETP.GE.AND P0, PT, R0, c[0x0][0x160], PT ;
+        /*0030*/              @P0  EXIT ;
+        /*0040*/                   IMAD.WIDE.U32 R2, R0, 0x4, R4 ;
+        /*0050*/                   LDG.E.SYS R2, [R2.64] ;
+        /*0060*/                   BRA `(.L_x_0) ;
+        .L_x_0:
+        /*0070*/                   FFMA R3, R2.reuse, -1.5, |R2| ;
+        /*0080*/                   EXIT ;
+    "#);
+    assert_eq!(p.instrs.len(), 9);
+    assert_eq!(
+        p.instrs[3].guard,
+        PredSrc {
+            index: 0,
+            negate: false
+        }
+    );
+    assert_eq!(p.instrs[3].op, Op::Exit);
+    assert_eq!(p.instrs[6].op, Op::Bra { target: 7 });
+    assert_eq!(p.labels[0].name, ".L_x_0");
+    assert_eq!(
+        p.instrs[2].text,
+        "ISETP.GE.AND P0, PT, R0, c[0x0][0x160], PT"
+    );
+    match p.instrs[7].op {
+        Op::Ffma {
+            b: Src::Imm(bits),
+            c: Src::Reg(r),
+            ..
+        } => {
+            assert_eq!(f32::from_bits(bits), -1.5);
+            assert!(r.abs);
+        }
+        ref other => panic!("{other:?}"),
+    }
+    // R0..R5 named: R4/R5 as the IMAD.WIDE addend pair.
+    assert_eq!(p.num_regs, 6);
+}
+
+#[test]
+fn cuassembler_control_codes_are_kept() {
+    let p = asm(
+        "[R---:B------:R-:W2:Y:S04] LDG.E R2, [R4]\n[B--2---:R-:W-:-:S01] IMAD R3, R2, 2, RZ\nEXIT\n",
+    );
+    assert!(p.instrs[0].explicit_control);
+    assert_eq!(p.instrs[0].control.write_barrier, Some(2));
+    assert!(p.instrs[0].control.yield_hint);
+    assert_eq!(p.instrs[1].control.wait_mask, 0b100);
+    assert!(!p.instrs[2].explicit_control);
+}
+
+#[test]
+fn derived_stalls_cover_the_alu_latency() {
+    // ISETP writes P0, the next instruction's guard: with alu latency 4 the
+    // ISETP stalls 4. FMUL reads the FADD's R2 two instructions later: the
+    // FADD stalls 1, the MOV 3, so the FMUL issues 4 cycles after the FADD.
+    let p = asm(
+        "ISETP.LT.AND P0, PT, R0, 16, PT\n@P0 FADD R2, R1, 1.0\nMOV R5, R6\nFMUL R3, R2, R2\nEXIT\n",
+    );
+    let s: Vec<u8> = p.instrs.iter().map(|i| i.control.stall).collect();
+    // ISETP@0 -> FADD@4 -> MOV@5 -> FMUL@8 (R2 ready 4+4) -> EXIT@9;
+    // an unconditional EXIT has no successor to protect: stall 1.
+    assert_eq!(s, vec![4, 1, 3, 1, 1]);
+}
+
+#[test]
+fn derived_scoreboards_round_robin_and_wait_masks() {
+    let p = asm(
+        "LDG.E R2, [R10]\nLDG.E R3, [R11]\nMUFU.RCP R4, R1\nSTG.E [R12], R5\nFADD R6, R2, R3\nMOV R5, RZ\nEXIT\n",
+    );
+    let c: Vec<Control> = p.instrs.iter().map(|i| i.control).collect();
+    assert_eq!(c[0].write_barrier, Some(0));
+    assert_eq!(c[1].write_barrier, Some(1));
+    assert_eq!(c[2].write_barrier, Some(2));
+    // The store's sources are protected by a read barrier.
+    assert_eq!(c[3].read_barrier, Some(3));
+    assert_eq!(c[3].write_barrier, None);
+    // FADD reads R2 (SB0) and R3 (SB1).
+    assert_eq!(c[4].wait_mask, 0b11);
+    // MOV overwrites R5, which the store may still be reading (SB3).
+    assert_eq!(c[5].wait_mask, 0b1000);
+}
+
+#[test]
+fn seventh_producer_recycles_scoreboard_zero() {
+    let mut text = String::new();
+    for r in 0..7 {
+        text.push_str(&format!("LDG.E R{}, [R20]\n", r + 1));
+    }
+    text.push_str("FADD R10, R7, R7\nEXIT\n");
+    let p = asm(&text);
+    assert_eq!(p.instrs[6].control.write_barrier, Some(0));
+    assert_eq!(p.instrs[7].control.wait_mask, 0b1);
+}
+
+#[test]
+fn wait_masks_follow_dependences_across_branches() {
+    // The load is consumed after a branch and in a loop.
+    let p = asm("LDG.E R2, [R4]\n@P0 BRA skip\nMOV R1, RZ\nskip:\nFADD R3, R2, R2\nEXIT\n");
+    assert_eq!(p.instrs[3].control.wait_mask, 0b1);
+    assert_eq!(p.instrs[2].control.wait_mask, 0);
+    // Loop: the load at the bottom is consumed at the top of the next trip.
+    let p = asm("top:\nFADD R3, R2, R2\nLDG.E R2, [R4]\n@P0 BRA top\nEXIT\n");
+    assert_eq!(p.instrs[0].control.wait_mask, 0b1);
+}
+
+#[test]
+fn reconvergence_points_come_from_the_cfg() {
+    let p = asm(
+        "ISETP.LT.AND P0, PT, R0, 16, PT\n@P0 BRA else_\nMOV R1, 1\nBRA join\nelse_:\nMOV R1, 2\njoin:\nEXIT\n",
+    );
+    assert_eq!(p.reconvergence[1], 5);
+}
+
+#[test]
+fn every_listed_opcode_assembles() {
+    let text = "
+        MOV R1, 0x10
+        S2R R0, SR_LANEID
+        SEL R2, R1, 3, P0
+        IADD3 R3, P1, R1, -R2, RZ
+        IADD3.X R4, R1, RZ, RZ, P1, !PT
+        IMAD R5, R1, R2, 7
+        IMAD.HI.U32 R5, R1, R2, RZ
+        IMAD.MOV.U32 R6, RZ, RZ, c[0x0][0x0]
+        IMUL R7, R1, 3
+        ISETP.NE.U32.OR P2, P3, R1, R2, !P0
+        LOP3.LUT R8, R1, R2, RZ, 0xc0, !PT
+        LOP3.LUT P4, RZ, R1, 0x1, RZ, 0xc0, !PT
+        SHL R9, R1, 2
+        SHR.U32 R9, R1, 2
+        IMNMX.U32 R10, R1, R2, PT
+        IABS R10, R1
+        POPC R11, R1
+        LEA R12, P5, R1, R2, 0x2
+        LEA.HI.X R13, R1, R2, R3, 0x2, P5
+        FADD R14, R1, -R2
+        FMUL R14, R14, 0.5
+        FFMA R14, R14, 2, R1
+        FSETP.GTU.AND P0, PT, R14, 1.0, PT
+        FMNMX R15, R14, R1, !PT
+        I2F R16, R1
+        I2F.U32 R16, R1
+        F2I.TRUNC.NTZ R17, R16
+        F2I.FLOOR.U32 R17, R16
+        MUFU.EX2 R18, R16
+        MUFU.LG2 R18, R16
+        MUFU.RCP R18, R16
+        MUFU.RSQ R18, R16
+        MUFU.SQRT R18, R16
+        MUFU.SIN R18, R16
+        MUFU.COS R18, R16
+        LDG.E.64 R20, [R2.64+0x8]
+        LDG.E.U8 R22, [R2]
+        STG.E.128 [R2], R24
+        LDS R23, [R1+0x40]
+        STS.U16 [R1], R23
+        SHFL.BFLY PT, R3, R2, 0x10, 0x1f
+        VOTE.ANY R4, PT, P0
+        VOTE.ALL P1, P0
+        BSSY B0, join
+        @P0 BRA join
+        BREAK B1
+        join:
+        BSYNC B0
+        WARPSYNC 0xffffffff
+        WARPSYNC.ALL
+        BAR.SYNC 0x0
+        BAR.SYNC.DEFER_BLOCKING 0x0
+        DEPBAR.LE SB0, 0x1
+        NOP
+        EXIT
+    ";
+    let p = asm(text);
+    assert_eq!(p.instrs.len(), 54);
+    assert!(matches!(
+        p.instrs[35].op,
+        Op::Ldg {
+            d: 20,
+            width: Width::B64,
+            addr: MemRef {
+                base: 2,
+                offset: 8,
+                wide: true
+            }
+        }
+    ));
+    assert!(matches!(p.instrs[52].op, Op::Nop));
+    assert_eq!(p.num_regs, 28);
+}
+
+#[test]
+fn unknown_opcode_points_at_it_and_suggests() {
+    let e = asm_err("MOV R1, R2\n  FFMAA R1, R2, R3, R4\nEXIT\n");
+    assert_eq!((e.line, e.column, e.len), (2, 3, 5));
+    assert!(
+        e.message.contains("unknown opcode `FFMAA`"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `FFMA`?"));
+}
+
+#[test]
+fn errors_name_the_operand() {
+    let e = asm_err("FADD R1, P0, R2\nEXIT\n");
+    assert_eq!((e.line, e.column), (1, 10));
+    assert!(e.message.contains("`P0`"), "{}", e.message);
+    let e = asm_err("IADD3 R1, R2, R3\nEXIT\n");
+    assert!(e.message.contains("more operands"), "{}", e.message);
+    let e = asm_err("MOV R1, R2, R3, R4\nEXIT\n");
+    assert!(e.message.contains("too many operands"), "{}", e.message);
+    let e = asm_err("IADD3 R1, R2, 1.5, RZ\nEXIT\n");
+    assert!(e.hint.unwrap().contains("hex"));
+}
+
+#[test]
+fn missing_label_suggests_the_nearest() {
+    let e = asm_err("@P0 BRA lop\nloop:\nEXIT\n");
+    assert_eq!((e.line, e.column), (1, 9));
+    assert!(e.message.contains("no label `lop`"));
+    assert_eq!(e.hint.as_deref(), Some("did you mean `loop`?"));
+}
+
+#[test]
+fn malformed_control_code_is_located() {
+    let e = asm_err("EXIT\n  [B------:R-:W9:-:S01] MOV R1, R2\n");
+    assert_eq!((e.line, e.column), (2, 3));
+    assert!(e.message.contains("write barrier"), "{}", e.message);
+}
+
+#[test]
+fn bad_modifiers_suggest_the_nearest() {
+    let e = asm_err("ISETP.GT.ADN P0, PT, R1, R2, PT\nEXIT\n");
+    assert!(
+        e.message.contains("needs a combine") || e.message.contains("ADN"),
+        "{}",
+        e.message
+    );
+    let e = asm_err("ISETP.GT.AND.U23 P0, PT, R1, R2, PT\nEXIT\n");
+    assert!(e.message.contains("`.U23`"), "{}", e.message);
+    assert_eq!(e.hint.as_deref(), Some("did you mean `.U32`?"));
+}
+
+#[test]
+fn falling_off_the_end_is_an_error() {
+    let e = asm_err("MOV R1, R2\n@P0 EXIT\n");
+    assert_eq!(e.line, 2);
+    assert!(e.hint.unwrap().contains("EXIT"));
+    let e = asm_err("// nothing\n");
+    assert!(e.message.contains("no instructions"));
+}
+
+#[test]
+fn duplicate_labels_and_unaligned_pairs() {
+    let e = asm_err("a:\nNOP\na:\nEXIT\n");
+    assert_eq!(e.line, 3);
+    let e = asm_err("LDG.E.64 R3, [R2]\nEXIT\n");
+    assert!(e.message.contains("aligned"), "{}", e.message);
+}
