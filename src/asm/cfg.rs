@@ -75,8 +75,8 @@ impl Cfg {
         }
         let mut blocks = Vec::new();
         let mut start = 0;
-        for i in 1..=n {
-            if leader[i] || i == n {
+        for (i, &is_leader) in leader.iter().enumerate().skip(1) {
+            if is_leader || i == n {
                 if start < i {
                     blocks.push((start as u32, i as u32));
                 }

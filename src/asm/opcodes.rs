@@ -922,7 +922,7 @@ pub(crate) fn build(
 /// Wide accesses name a register group that must be aligned, as in SASS.
 fn check_pair_alignment(ins: &RawInstr, reg: u8, width: Width) -> Result<(), AsmError> {
     let n = width.regs();
-    if n > 1 && reg != RZ && (reg % n != 0 || u16::from(reg) + u16::from(n) > 255) {
+    if n > 1 && reg != RZ && (!reg.is_multiple_of(n) || u16::from(reg) + u16::from(n) > 255) {
         let mut e = at(
             &ins.mnemonic,
             format!(
