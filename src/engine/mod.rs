@@ -1,1 +1,1504 @@
 //! The cycle-level SM model.
+//!
+//! [`Machine`] is the only door in: build it from a scenario, call
+//! [`Machine::step`] to simulate exactly one cycle (one issue slot per warp
+//! scheduler), or [`Machine::run`] to finish. The state is a plain value:
+//! cloning a machine is a checkpoint, and stepping a clone forward gives
+//! the same cycles, counters and memory as stepping the original.
+//!
+//! Per cycle, on each SM: blocks are dispatched into free warp slots, warps
+//! whose wake-up time has come are re-evaluated (eligible, or blocked with a
+//! reason until a known cycle), then each scheduler picks one eligible warp
+//! by its policy and issues its next instruction. Instructions execute
+//! functionally at issue; their latency only decides when dependent
+//! instructions may issue (stall counts and scoreboards), which is all a
+//! scheduler sees. Stall reasons are charged lazily: a warp's status holds
+//! the cycle it started, and the time is counted when the status changes.
+
+pub mod convergence;
+pub mod exec;
+pub mod memory;
+pub mod scoreboard;
+pub mod sm;
+pub mod stats;
+pub mod view;
+pub mod warp;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::asm::ir::{Class, EXIT_PC, Instr, Op, PRED_BASE, Program, SCOREBOARDS, Src};
+use crate::asm::AsmError;
+use crate::expr::ThreadCtx;
+use crate::scenario::{
+    Convergence as Model, GroupPolicy, InputTarget, Latency, Scenario,
+};
+
+use convergence::{Convergence, ItsState, LaneWait, SimtStack};
+use exec::{Env, MemEffect, Scratch};
+use memory::{FaultKind, GlobalMemory, SharedMemory};
+use scoreboard::Producer;
+use sm::{ResidentBlock, Sm};
+use stats::{Counters, MemoryCounters, PcCounters, Reason};
+use warp::{Status, Warp, lane_mask};
+
+/// An instruction ready to execute: constants resolved, facts precomputed.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub instr: Instr,
+    /// High word of a 64-bit constant addend (`IMAD.WIDE`).
+    pub c_hi: u32,
+    /// Reconvergence pc of a divergent branch here (`stack`).
+    pub reconv: u32,
+    pub is_mufu: bool,
+    /// Uses the SM's shared load/store pipe (one instruction per cycle).
+    pub uses_lsu: bool,
+}
+
+/// Resolves `c[0x0][off]` operands against the constant bank. An offset
+/// that is not set is an error, except the high word of a 64-bit value
+/// whose low word is set (it reads zero: warpstep addresses are 32-bit).
+pub fn link(program: &Program, constants: &std::collections::BTreeMap<u32, u32>) -> Result<Vec<Decoded>, AsmError> {
+    let lookup = |ins: &Instr, bank: u8, offset: u32| -> Result<u32, AsmError> {
+        let col = ins
+            .text
+            .find("c[")
+            .map_or(ins.column, |i| ins.column + ins.text[..i].chars().count() as u32);
+        if bank != 0 {
+            return Err(AsmError {
+                line: ins.line,
+                column: col,
+                len: 5,
+                message: format!("constant bank {bank} is not modelled"),
+                expected: Some("c[0x0][offset]".into()),
+                hint: Some("put the value in bank 0 under `constants:`".into()),
+            });
+        }
+        if let Some(v) = constants.get(&offset) {
+            return Ok(*v);
+        }
+        if offset >= 4 && constants.contains_key(&(offset - 4)) {
+            return Ok(0);
+        }
+        Err(AsmError {
+            line: ins.line,
+            column: col,
+            len: 5,
+            message: format!("c[0x0][{offset:#x}] is not set"),
+            expected: Some("a constant the scenario defines".into()),
+            hint: Some(format!("add `{offset:#x}: VALUE` under `constants:`")),
+        })
+    };
+    let mut out = Vec::with_capacity(program.instrs.len());
+    for (pc, ins) in program.instrs.iter().enumerate() {
+        let mut resolved = ins.clone();
+        let mut c_hi = 0;
+        let mut fix = |s: &mut Src, wide: bool| -> Result<(), AsmError> {
+            if let Src::Const { bank, offset } = *s {
+                *s = Src::Imm(lookup(ins, bank, offset)?);
+                if wide {
+                    c_hi = constants.get(&(offset + 4)).copied().unwrap_or(0);
+                }
+            }
+            Ok(())
+        };
+        match &mut resolved.op {
+            Op::Mov { a, .. } | Op::Iabs { a, .. } | Op::Popc { a, .. } => fix(a, false)?,
+            Op::I2f { a, .. } | Op::F2i { a, .. } | Op::Mufu { a, .. } => fix(a, false)?,
+            Op::Sel { a, b, .. }
+            | Op::Shl { a, b, .. }
+            | Op::Shr { a, b, .. }
+            | Op::Imnmx { a, b, .. }
+            | Op::Fadd { a, b, .. }
+            | Op::Fmul { a, b, .. }
+            | Op::Fmnmx { a, b, .. }
+            | Op::Isetp { a, b, .. }
+            | Op::Fsetp { a, b, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+            }
+            Op::Iadd3 { a, b, c, .. } | Op::Lop3 { a, b, c, .. } | Op::Ffma { a, b, c, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(c, false)?;
+            }
+            Op::Imad { a, b, c, mode, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(c, *mode == crate::asm::ir::MulMode::Wide)?;
+            }
+            Op::Lea { a, b, hi_src, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(hi_src, false)?;
+            }
+            Op::Shfl { b, c, .. } => {
+                fix(b, false)?;
+                fix(c, false)?;
+            }
+            Op::Warpsync { mask } => fix(mask, false)?,
+            _ => {}
+        }
+        out.push(Decoded {
+            is_mufu: matches!(resolved.op, Op::Mufu { .. }),
+            uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
+            reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
+            c_hi,
+            instr: resolved,
+        });
+    }
+    Ok(out)
+}
+
+/// A lane that faulted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    /// Program line.
+    pub line: u32,
+    pub address: u32,
+    pub kind: FaultKind,
+    pub cycle: u64,
+}
+
+/// How a hazard breaks a dependence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HazardKind {
+    /// Read before the producer's result landed.
+    ReadAfterWrite,
+    /// Overwritten while a store still reads it.
+    WriteAfterRead,
+    /// Overwritten, then clobbered by an older, slower write.
+    WriteAfterWrite,
+}
+
+impl HazardKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            HazardKind::ReadAfterWrite => "read_after_write",
+            HazardKind::WriteAfterRead => "write_after_read",
+            HazardKind::WriteAfterWrite => "write_after_write",
+        }
+    }
+}
+
+/// Explicit control codes that let an instruction touch a register before
+/// a dependence was satisfied (first occurrence per pc, register, kind).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    pub line: u32,
+    /// `R3` or `P0`.
+    pub register: String,
+    pub kind: HazardKind,
+    /// Cycles too early.
+    pub early_by: u64,
+    pub cycle: u64,
+    /// Times it happened.
+    pub count: u64,
+}
+
+/// Why a run stopped before finishing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    /// `machine.max_cycles` reached.
+    MaxCycles { limit: u64 },
+    /// Nothing can ever issue again.
+    Deadlock { cycle: u64, detail: String },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::MaxCycles { limit } => write!(
+                f,
+                "the run did not finish within max_cycles ({limit}); raise `machine.max_cycles` \
+                 or look for a loop that never ends"
+            ),
+            RunError::Deadlock { cycle, detail } => {
+                write!(f, "deadlock at cycle {cycle}: {detail}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// What one scheduler did in the last cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IssueRecord {
+    pub sm: u32,
+    pub scheduler: u32,
+    pub slot: u32,
+    pub warp: u32,
+    pub pc: u32,
+    pub active: u64,
+    pub on: u64,
+    /// The warp was selected but lost the slot to a dispatch stall.
+    pub dispatch_stall: bool,
+}
+
+/// Final counters of a warp that left its SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarpRecord {
+    pub warp: u32,
+    pub block: u32,
+    pub counters: Counters,
+}
+
+/// An append-only list stored in shared chunks, so a checkpoint of a long
+/// run shares all but the last chunk with the machine it was taken from.
+#[derive(Debug, Clone)]
+pub struct ChunkLog<T: Clone> {
+    chunks: Vec<Arc<Vec<T>>>,
+    len: usize,
+}
+
+impl<T: Clone> Default for ChunkLog<T> {
+    fn default() -> Self {
+        ChunkLog {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Clone> ChunkLog<T> {
+    const CHUNK: usize = 1024;
+
+    pub fn push(&mut self, v: T) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < Self::CHUNK => Arc::make_mut(c).push(v),
+            _ => {
+                let mut c = Vec::with_capacity(Self::CHUNK);
+                c.push(v);
+                self.chunks.push(Arc::new(c));
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+}
+
+/// Most faults and hazards kept for the report (the counts keep going).
+const MAX_RECORDS: usize = 1000;
+
+/// The simulated GPU: SMs, memory, counters.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    scenario: Arc<Scenario>,
+    code: Arc<[Decoded]>,
+    width: u32,
+    cycle: u64,
+    sms: Vec<Sm>,
+    global: GlobalMemory,
+    next_block: u32,
+    next_age: u64,
+    retired: Counters,
+    records: ChunkLog<WarpRecord>,
+    pcs: Vec<PcCounters>,
+    memory: MemoryCounters,
+    faults: Vec<Fault>,
+    faults_total: u64,
+    hazards: Vec<Hazard>,
+    issues: Vec<IssueRecord>,
+    error: Option<RunError>,
+    finished: bool,
+    check_hazards: bool,
+    scratch: Scratch,
+}
+
+impl Machine {
+    /// Builds the machine for a loaded scenario, at cycle 0.
+    pub fn new(scenario: Arc<Scenario>) -> Result<Machine, AsmError> {
+        let code: Arc<[Decoded]> = link(&scenario.program, &scenario.constants)?.into();
+        let m = &scenario.machine;
+        let sms = (0..m.sms)
+            .map(|i| Sm::new(i, m.max_warps_per_sm, m.schedulers))
+            .collect();
+        let check_hazards = scenario.program.instrs.iter().any(|i| i.explicit_control);
+        Ok(Machine {
+            width: m.warp_width,
+            global: GlobalMemory::new(&scenario.buffers),
+            pcs: vec![PcCounters::default(); code.len()],
+            code,
+            cycle: 0,
+            sms,
+            next_block: 0,
+            next_age: 0,
+            retired: Counters::default(),
+            records: ChunkLog::default(),
+            memory: MemoryCounters::default(),
+            faults: Vec::new(),
+            faults_total: 0,
+            hazards: Vec::new(),
+            issues: Vec::new(),
+            error: None,
+            finished: false,
+            check_hazards,
+            scratch: Scratch::default(),
+            scenario,
+        })
+    }
+
+    /// Checks every dependence at issue, also for derived control codes
+    /// (they are on by default only when the program wrote its own).
+    pub fn set_hazard_checks(&mut self, on: bool) {
+        self.check_hazards = on;
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn code(&self) -> &[Decoded] {
+        &self.code
+    }
+
+    /// Cycles simulated so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Every block ran to completion.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Why the run stopped early, if it did.
+    pub fn error(&self) -> Option<&RunError> {
+        self.error.as_ref()
+    }
+
+    /// Finished or stopped: stepping does nothing more.
+    pub fn halted(&self) -> bool {
+        self.finished || self.error.is_some()
+    }
+
+    pub fn global(&self) -> &GlobalMemory {
+        &self.global
+    }
+
+    pub fn sms(&self) -> &[Sm] {
+        &self.sms
+    }
+
+    pub fn faults(&self) -> &[Fault] {
+        &self.faults
+    }
+
+    pub fn faults_total(&self) -> u64 {
+        self.faults_total
+    }
+
+    pub fn hazards(&self) -> &[Hazard] {
+        &self.hazards
+    }
+
+    /// What each scheduler issued in the last simulated cycle.
+    pub fn issues(&self) -> &[IssueRecord] {
+        &self.issues
+    }
+
+    pub fn memory_counters(&self) -> MemoryCounters {
+        self.memory
+    }
+
+    /// Blocks not yet dispatched.
+    pub fn blocks_waiting(&self) -> u32 {
+        self.scenario.launch.blocks - self.next_block
+    }
+
+    /// Warps launched so far.
+    pub fn warps_launched(&self) -> u64 {
+        u64::from(self.next_block) * u64::from(self.scenario.warps_per_block())
+    }
+
+    /// Warps on SMs now.
+    pub fn resident(&self) -> impl Iterator<Item = &Warp> {
+        self.sms
+            .iter()
+            .flat_map(|sm| sm.slots.iter().filter_map(Option::as_ref))
+    }
+
+    /// Run totals, the open stall intervals of resident warps included.
+    pub fn totals(&self) -> Counters {
+        let mut c = self.retired;
+        for w in self.resident() {
+            c.merge(&w.counters_at(self.cycle));
+        }
+        c
+    }
+
+    /// Per-warp counters, retired and resident, by warp index.
+    pub fn warp_records(&self) -> Vec<WarpRecord> {
+        let mut v: Vec<WarpRecord> = self.records.iter().copied().collect();
+        v.extend(self.resident().map(|w| WarpRecord {
+            warp: w.gid,
+            block: w.block,
+            counters: w.counters_at(self.cycle),
+        }));
+        v.sort_by_key(|r| r.warp);
+        v
+    }
+
+    /// Per-instruction counters, open stall intervals included.
+    pub fn pc_counters(&self) -> Vec<PcCounters> {
+        let mut v = self.pcs.clone();
+        for w in self.resident() {
+            match w.status {
+                Status::Eligible { since, pc } => {
+                    if let Some(p) = v.get_mut(pc as usize) {
+                        p.stalls
+                            .add(Reason::NotSelected, self.cycle.saturating_sub(since));
+                    }
+                }
+                Status::Blocked {
+                    reason, since, pc, ..
+                } => {
+                    if let Some(p) = v.get_mut(pc as usize) {
+                        p.stalls.add(reason, self.cycle.saturating_sub(since));
+                    }
+                }
+                Status::Done { .. } => {}
+            }
+        }
+        v
+    }
+
+    /// Runs to completion, skipping cycles in which nothing can happen.
+    pub fn run(&mut self) -> Result<(), RunError> {
+        self.run_until(u64::MAX);
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Steps until cycle `target` (or the end), skipping idle cycles.
+    pub fn run_until(&mut self, target: u64) {
+        while self.cycle < target && !self.halted() {
+            self.skip_idle(target);
+            if self.cycle >= target || self.halted() {
+                break;
+            }
+            self.step();
+        }
+    }
+
+    /// When no warp can issue and no block waits for a slot, jumps to the
+    /// next cycle at which a warp wakes (never past `target`). Skipped
+    /// cycles would have changed nothing: stall time is charged lazily.
+    fn skip_idle(&mut self, target: u64) {
+        if self.sms.iter().any(|sm| sm.eligible != 0) {
+            return;
+        }
+        if self.next_block < self.scenario.launch.blocks
+            && self.sms.iter().any(|sm| self.fits(sm))
+        {
+            return;
+        }
+        let next = self
+            .sms
+            .iter()
+            .filter_map(|sm| sm.wheel.next_due(self.cycle))
+            .min();
+        if let Some(next) = next {
+            let limit = self.scenario.machine.max_cycles;
+            self.cycle = next.min(target).min(limit).max(self.cycle);
+        }
+    }
+
+    fn fits(&self, sm: &Sm) -> bool {
+        let need = self.scenario.warps_per_block();
+        sm.blocks.len() < self.scenario.machine.max_blocks_per_sm as usize
+            && sm.free_slots().count_ones() >= need
+    }
+
+    /// Simulates exactly one cycle. Returns false, doing nothing, once the
+    /// run finished or stopped.
+    pub fn step(&mut self) -> bool {
+        if self.halted() {
+            return false;
+        }
+        let t = self.cycle;
+        if t >= self.scenario.machine.max_cycles {
+            self.error = Some(RunError::MaxCycles {
+                limit: self.scenario.machine.max_cycles,
+            });
+            return false;
+        }
+        self.issues.clear();
+        self.dispatch(t);
+        for s in 0..self.sms.len() {
+            self.wake(s, t);
+        }
+        for s in 0..self.sms.len() {
+            self.issue_sm(s, t);
+        }
+        self.retire(t);
+        self.cycle = t + 1;
+        if self.next_block >= self.scenario.launch.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
+            self.finished = true;
+        } else if self.error.is_none() {
+            self.check_deadlock();
+        }
+        true
+    }
+
+    /// Dispatches waiting blocks into SMs with room, round robin over SMs.
+    fn dispatch(&mut self, t: u64) {
+        let nblocks = self.scenario.launch.blocks;
+        loop {
+            let mut any = false;
+            for s in 0..self.sms.len() {
+                if self.next_block >= nblocks {
+                    return;
+                }
+                if self.fits(&self.sms[s]) {
+                    self.launch_block(s, t);
+                    any = true;
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    fn launch_block(&mut self, s: usize, t: u64) {
+        let sc = Arc::clone(&self.scenario);
+        let block = self.next_block;
+        self.next_block += 1;
+        let w = self.width;
+        let wpb = sc.warps_per_block();
+        let block_dim = sc.launch.block_dim;
+        let nregs = sc.program.num_regs.max(1) as usize;
+        let mut slots_mask = 0u64;
+        let free = self.sms[s].free_slots();
+        let mut free_iter = convergence::its::lanes(free);
+        for in_block in 0..wpb {
+            let Some(slot) = free_iter.next() else { break };
+            let slot = slot as u32;
+            slots_mask |= 1 << slot;
+            let first_thread = in_block * w;
+            let threads = block_dim.saturating_sub(first_thread).min(w);
+            let launched = lane_mask(threads);
+            let gid = block * wpb + in_block;
+            let mut warp = Warp {
+                gid,
+                block,
+                in_block,
+                slot,
+                scheduler: slot % sc.machine.schedulers,
+                age: self.next_age,
+                width: w,
+                launched,
+                exited: 0,
+                faulted: 0,
+                regs: vec![0; nregs * w as usize],
+                preds: [0; 7],
+                conv: match sc.machine.convergence {
+                    Model::Stack => Convergence::Stack(SimtStack::new(launched)),
+                    Model::Its => Convergence::Its(Box::new(ItsState::new(launched))),
+                },
+                sb: Default::default(),
+                stall_until: t,
+                branch_until: t,
+                yielded: false,
+                at_bar: false,
+                status: Status::Blocked {
+                    reason: Reason::Wait,
+                    labelled: Reason::Wait,
+                    since: t,
+                    until: t,
+                    pc: 0,
+                },
+                wake_at: t,
+                counters: Counters::default(),
+                dispatched_at: t,
+                ready_at: Vec::new(),
+                read_until: Vec::new(),
+            };
+            if self.check_hazards {
+                warp.ready_at = vec![0; (PRED_BASE as usize + 8) * w as usize];
+                warp.read_until = vec![0; (PRED_BASE as usize + 8) * w as usize];
+            }
+            self.next_age += 1;
+            for lane in 0..threads {
+                let tid = u64::from(block) * u64::from(block_dim) + u64::from(first_thread + lane);
+                let ctx = ThreadCtx {
+                    tid,
+                    lane,
+                    warp: u64::from(gid),
+                    block: u64::from(block),
+                    ntid: block_dim,
+                    nthreads: sc.launch.threads(),
+                };
+                for input in &sc.inputs {
+                    let v = input.value(&ctx);
+                    match input.target {
+                        InputTarget::Reg(r) => {
+                            if let Some(x) =
+                                warp.regs.get_mut(usize::from(r) * w as usize + lane as usize)
+                            {
+                                *x = v;
+                            }
+                        }
+                        InputTarget::Pred(p) => {
+                            if v != 0 {
+                                warp.preds[usize::from(p) % 7] |= 1 << lane;
+                            }
+                        }
+                    }
+                }
+            }
+            let sm = &mut self.sms[s];
+            sm.wheel.schedule(t, t, slot);
+            sm.age_order.push(slot);
+            sm.slots[slot as usize] = Some(warp);
+        }
+        self.sms[s].blocks.push(ResidentBlock {
+            id: block,
+            slots: slots_mask,
+            shared: SharedMemory::new(sc.launch.shared_bytes),
+        });
+    }
+
+    /// Re-evaluates the warps due at cycle `t`.
+    fn wake(&mut self, s: usize, t: u64) {
+        let mut due = self.sms[s].wheel.take(t);
+        while due != 0 {
+            let slot = due.trailing_zeros();
+            due &= due - 1;
+            let current = self.sms[s].slots[slot as usize]
+                .as_ref()
+                .is_some_and(|w| w.wake_at == t && !matches!(w.status, Status::Done { .. }));
+            if current {
+                self.evaluate_into(s, slot, t);
+            }
+        }
+    }
+
+    /// Charges the warp's current status up to `t` and replaces it.
+    fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
+        match w.status {
+            Status::Eligible { since, pc } => {
+                let n = t.saturating_sub(since);
+                w.counters.stalls.add(Reason::NotSelected, n);
+                w.counters.stalls_profiled.add(Reason::NotSelected, n);
+                if let Some(p) = pcs.get_mut(pc as usize) {
+                    p.stalls.add(Reason::NotSelected, n);
+                }
+            }
+            Status::Blocked {
+                reason,
+                labelled,
+                since,
+                pc,
+                ..
+            } => {
+                let n = t.saturating_sub(since);
+                w.counters.stalls.add(reason, n);
+                w.counters.stalls_profiled.add(labelled, n);
+                if reason != labelled {
+                    w.counters.mislabeled_cycles += n;
+                }
+                if let Some(p) = pcs.get_mut(pc as usize) {
+                    p.stalls.add(reason, n);
+                }
+            }
+            Status::Done { since } => {
+                let n = t.saturating_sub(since);
+                w.counters.stalls.add(Reason::Exited, n);
+                w.counters.stalls_profiled.add(Reason::Exited, n);
+            }
+        }
+        w.status = new;
+    }
+
+    /// Evaluates warp `slot` at cycle `t` and files it as eligible or as
+    /// blocked with a wake-up.
+    fn evaluate_into(&mut self, s: usize, slot: u32, t: u64) {
+        let policy = self.scenario.machine.group_policy;
+        let sm = &mut self.sms[s];
+        let Some(w) = sm.slots[slot as usize].as_mut() else {
+            return;
+        };
+        let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
+        match readiness(&self.code, w, t, sfu_free, policy) {
+            Readiness::Ready { pc, .. } => {
+                Self::set_status(&mut self.pcs, w, Status::Eligible { since: t, pc }, t);
+                sm.eligible |= 1 << slot;
+            }
+            Readiness::Blocked {
+                reason,
+                labelled,
+                until,
+                pc,
+            } => {
+                Self::set_status(
+                    &mut self.pcs,
+                    w,
+                    Status::Blocked {
+                        reason,
+                        labelled,
+                        since: t,
+                        until,
+                        pc,
+                    },
+                    t,
+                );
+                sm.eligible &= !(1 << slot);
+                if until != u64::MAX {
+                    w.wake_at = sm.wheel.schedule(t, until, slot);
+                }
+            }
+            Readiness::Done => {}
+        }
+    }
+
+    fn issue_sm(&mut self, s: usize, t: u64) {
+        let policy = self.scenario.machine.policy;
+        for k in 0..self.sms[s].sched.len() {
+            let sm = &self.sms[s];
+            let cand = sm.eligible & sm.sched_mask[k];
+            let Some(slot) = sm.select(k, policy, cand) else {
+                continue;
+            };
+            let (pc, uses_lsu) = match sm.slots[slot as usize].as_ref().map(|w| w.status) {
+                Some(Status::Eligible { pc, .. }) => (pc, self.code[pc as usize].uses_lsu),
+                _ => continue,
+            };
+            if uses_lsu && self.sms[s].lsu_busy == Some(t) {
+                // Selected, but another scheduler took the shared pipe.
+                let sm = &mut self.sms[s];
+                if let Some(w) = sm.slots[slot as usize].as_mut() {
+                    Self::set_status(&mut self.pcs, w, Status::Eligible { since: t + 1, pc }, t);
+                    w.counters.stalls.add(Reason::DispatchStall, 1);
+                    w.counters.stalls_profiled.add(Reason::DispatchStall, 1);
+                    self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
+                    self.issues.push(IssueRecord {
+                        sm: s as u32,
+                        scheduler: k as u32,
+                        slot,
+                        warp: w.gid,
+                        pc,
+                        active: 0,
+                        on: 0,
+                        dispatch_stall: true,
+                    });
+                }
+                continue;
+            }
+            if uses_lsu {
+                self.sms[s].lsu_busy = Some(t);
+            }
+            self.issue(s, k, slot, t);
+        }
+    }
+
+    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
+    fn issue(&mut self, s: usize, k: usize, slot: u32, t: u64) {
+        let code = Arc::clone(&self.code);
+        let sc = Arc::clone(&self.scenario);
+        let lat = sc.machine.latency;
+        let group_policy = sc.machine.group_policy;
+        let taken_first = sc.machine.taken_first;
+        let Some(mut w) = self.sms[s].slots[slot as usize].take() else {
+            return;
+        };
+        let sfu_free = self.sms[s].sched[k].sfu_free;
+        // Which lanes issue: the stack's top, or the chosen `its` group.
+        let (pc, active) = match readiness(&code, &w, t, sfu_free, group_policy) {
+            Readiness::Ready { pc, lanes } => (pc, lanes),
+            _ => {
+                self.sms[s].slots[slot as usize] = Some(w);
+                return;
+            }
+        };
+        let d = &code[pc as usize];
+        let ins = &d.instr;
+        // Cycle t is `selected`; from t + 1 the warp is re-evaluated.
+        Self::set_status(
+            &mut self.pcs,
+            &mut w,
+            Status::Blocked {
+                reason: Reason::Wait,
+                labelled: Reason::Wait,
+                since: t + 1,
+                until: t + 1,
+                pc,
+            },
+            t,
+        );
+        w.counters.stalls.add(Reason::Selected, 1);
+        w.counters.stalls_profiled.add(Reason::Selected, 1);
+        self.pcs[pc as usize].stalls.add(Reason::Selected, 1);
+        self.sms[s].eligible &= !(1 << slot);
+        self.sms[s].sched[k].last = Some(slot);
+        self.sms[s].sched[k].greedy = Some(slot);
+
+        let live = w.live();
+        let on = active & w.pred_mask(ins.guard);
+        let full = w.full();
+        let c = &mut w.counters;
+        c.issued += 1;
+        c.thread_inst_executed += u64::from(active.count_ones());
+        c.thread_inst_executed_pred_on += u64::from(on.count_ones());
+        c.lane_slots.predicated_on += u64::from(on.count_ones());
+        c.lane_slots.predicated_off += u64::from((active & !on).count_ones());
+        c.lane_slots.divergence += u64::from((live & !active).count_ones());
+        c.lane_slots.exited += u64::from((w.launched & !live).count_ones());
+        c.lane_slots.never_launched += u64::from((full & !w.launched).count_ones());
+        let p = &mut self.pcs[pc as usize];
+        p.executions += 1;
+        p.thread_inst_executed += u64::from(active.count_ones());
+        p.thread_inst_executed_pred_on += u64::from(on.count_ones());
+        self.issues.push(IssueRecord {
+            sm: s as u32,
+            scheduler: k as u32,
+            slot,
+            warp: w.gid,
+            pc,
+            active,
+            on,
+            dispatch_stall: false,
+        });
+
+        if self.check_hazards {
+            self.check_hazards_at(&mut w, d, pc, active, t);
+        }
+
+        // Data effects.
+        let block_idx = self.sms[s]
+            .blocks
+            .iter()
+            .position(|b| b.id == w.block)
+            .unwrap_or(0);
+        self.scratch.faults.clear();
+        let effect = {
+            let sm = &mut self.sms[s];
+            let mut fallback = SharedMemory::new(0);
+            let shared = match sm.blocks.get_mut(block_idx) {
+                Some(b) => &mut b.shared,
+                None => &mut fallback,
+            };
+            let mut env = Env {
+                global: &mut self.global,
+                shared,
+                banks: sc.machine.shared_banks,
+                scratch: &mut self.scratch,
+                block_dim: sc.launch.block_dim,
+                blocks: sc.launch.blocks,
+                c_hi: d.c_hi,
+            };
+            exec::execute(&mut w, &ins.op, on, active, &mut env)
+        };
+        let mut latency = match ins.class {
+            Class::Alu | Class::Control => lat.alu,
+            Class::Sfu => lat.sfu,
+            Class::Shared => lat.shared,
+            Class::Global => lat.global,
+        };
+        match effect {
+            MemEffect::Global(co) => {
+                let m = &mut self.memory;
+                m.global_requests += 1;
+                m.global_sectors += u64::from(co.sectors);
+                m.global_transactions += u64::from(co.lines);
+                m.requested_bytes += u64::from(co.requested_bytes);
+                m.transferred_bytes += u64::from(co.sectors) * 32;
+                m.ideal_sectors += u64::from(co.requested_bytes.div_ceil(32));
+                latency += lat.global_per_extra_line * co.lines.saturating_sub(1);
+            }
+            MemEffect::Shared { passes } => {
+                self.memory.shared_requests += 1;
+                self.memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
+                latency += lat.shared_replay * passes.saturating_sub(1);
+            }
+            MemEffect::None => {}
+        }
+        let mut faulted = 0u64;
+        for &(lane, address, kind) in &self.scratch.faults {
+            faulted |= 1 << lane;
+            self.faults_total += 1;
+            if self.faults.len() < MAX_RECORDS {
+                self.faults.push(Fault {
+                    warp: w.gid,
+                    lane,
+                    pc,
+                    line: ins.line,
+                    address,
+                    kind,
+                    cycle: t,
+                });
+            }
+        }
+        w.faulted |= faulted;
+
+        // Scoreboards, stall count, yield.
+        w.sb.retire(t);
+        if let Some(sb) = ins.control.write_barrier {
+            w.sb.set(Producer {
+                sb,
+                pc,
+                class: ins.class,
+                issued: t,
+                done: t + u64::from(latency),
+                read: false,
+            });
+        }
+        if let Some(sb) = ins.control.read_barrier {
+            w.sb.set(Producer {
+                sb,
+                pc,
+                class: ins.class,
+                issued: t,
+                done: t + u64::from(lat.read_barrier.max(1)),
+                read: true,
+            });
+        }
+        if self.check_hazards {
+            let on_now = active & w.pred_mask(ins.guard);
+            self.record_writes(&mut w, d, pc, on_now, t, latency, lat);
+        }
+        let stall = u64::from(ins.control.stall.max(1));
+        w.stall_until = t + stall;
+        w.yielded = ins.control.yield_hint;
+        if d.is_mufu {
+            self.sms[s].sched[k].sfu_free = t + u64::from(lat.sfu_interval.max(1));
+        }
+
+        // Control flow.
+        let mut bar_arrived = false;
+        let mut taken_any = false;
+        let live = w.live();
+        match &mut w.conv {
+            Convergence::Stack(stack) => match ins.op {
+                Op::Bra { target } => {
+                    w.counters.branches += 1;
+                    taken_any = on != 0;
+                    if stack.branch(pc, target, on, active, d.reconv, taken_first, live) {
+                        w.counters.divergent_branches += 1;
+                    }
+                }
+                Op::Break { .. } => {
+                    w.counters.branches += 1;
+                    if on != 0 && on != active {
+                        w.counters.divergent_branches += 1;
+                    }
+                    stack.goto(pc + 1, live);
+                }
+                Op::Exit => {
+                    w.exited |= on;
+                    let live = w.launched & !w.exited & !w.faulted;
+                    stack.goto(pc + 1, live);
+                }
+                Op::BarSync { .. } => {
+                    stack.goto(pc + 1, live);
+                    if on != 0 {
+                        w.at_bar = true;
+                        bar_arrived = true;
+                    }
+                }
+                _ => stack.goto(pc + 1, live),
+            },
+            Convergence::Its(its) => {
+                let rest = active & !on;
+                match ins.op {
+                    Op::Bra { target } => {
+                        w.counters.branches += 1;
+                        taken_any = on != 0;
+                        if on != 0 && rest != 0 {
+                            w.counters.divergent_branches += 1;
+                        }
+                        its.set_pc(on, target);
+                        its.set_pc(rest, pc + 1);
+                        let first_taken = if taken_first { on != 0 } else { rest == 0 };
+                        its.current = Some(if first_taken { target } else { pc + 1 });
+                    }
+                    Op::Break { barrier } => {
+                        w.counters.branches += 1;
+                        if on != 0 && rest != 0 {
+                            w.counters.divergent_branches += 1;
+                        }
+                        its.brk(barrier, on);
+                        its.set_pc(active, pc + 1);
+                        its.current = Some(pc + 1);
+                    }
+                    Op::Exit => {
+                        w.exited |= on;
+                        its.set_pc(rest, pc + 1);
+                        its.current = (rest != 0).then_some(pc + 1);
+                    }
+                    Op::Bssy { barrier, target } => {
+                        its.bssy(barrier, on, target);
+                        its.set_pc(active, pc + 1);
+                        its.current = Some(pc + 1);
+                    }
+                    Op::Bsync { barrier } => {
+                        its.set_pc(rest, pc + 1);
+                        its.bsync(barrier, on);
+                        its.current = Some(pc + 1);
+                    }
+                    Op::Warpsync { mask } => {
+                        let m = match mask {
+                            Src::Imm(v) => u64::from(v),
+                            Src::Reg(r) => {
+                                let lane = on.trailing_zeros().min(63);
+                                u64::from(w.regs.get(usize::from(r.reg) * w.width as usize + lane as usize).copied().unwrap_or(0))
+                            }
+                            Src::Const { .. } => u64::MAX,
+                        };
+                        // A 64-lane wavefront's mask is 32 bits wide here:
+                        // an all-ones mask means the whole warp.
+                        let m = if m == u64::from(u32::MAX) { full } else { m & full };
+                        its.set_pc(rest, pc + 1);
+                        its.warpsync(on, m);
+                        its.current = Some(pc + 1);
+                    }
+                    Op::BarSync { .. } => {
+                        its.set_pc(rest, pc + 1);
+                        its.bar_arrive(on);
+                        its.current = None;
+                    }
+                    _ => {
+                        its.set_pc(active, pc + 1);
+                        its.current = Some(pc + 1);
+                    }
+                }
+                let live = w.launched & !w.exited & !w.faulted;
+                its.release(live);
+                its.refresh(live);
+                let at_bar = its.waiting(live, Some(LaneWait::Bar));
+                if at_bar != 0 && live & !at_bar == 0 {
+                    w.at_bar = true;
+                    bar_arrived = true;
+                }
+                if live != 0 && its.groups.is_empty() && at_bar == 0 {
+                    self.error = Some(RunError::Deadlock {
+                        cycle: t,
+                        detail: format!(
+                            "every lane of warp {} waits at a convergence barrier (line {}) that no \
+                             other lane can release; check that each BSSY's lanes all reach its \
+                             BSYNC or leave with BREAK",
+                            w.gid, ins.line
+                        ),
+                    });
+                }
+            }
+        }
+        if taken_any {
+            w.branch_until = w.stall_until + u64::from(lat.branch);
+        }
+        w.sb.retire(t);
+
+        let done = w.is_done();
+        if done {
+            w.status = Status::Done { since: t + 1 };
+            w.at_bar = false;
+        } else {
+            w.wake_at = self.sms[s].wheel.schedule(t, t + 1, slot);
+        }
+        let block = w.block;
+        self.sms[s].slots[slot as usize] = Some(w);
+        if d.is_mufu {
+            self.throttle_others(s, k, slot, t);
+        }
+        if bar_arrived || done {
+            self.check_block_barrier(s, block, t);
+        }
+    }
+
+    /// After a MUFU issue, warps of the same scheduler waiting to issue a
+    /// MUFU are throttled from the next cycle.
+    fn throttle_others(&mut self, s: usize, k: usize, issuer: u32, t: u64) {
+        let mut cand = self.sms[s].eligible & self.sms[s].sched_mask[k] & !(1 << issuer);
+        while cand != 0 {
+            let slot = cand.trailing_zeros();
+            cand &= cand - 1;
+            let wants_mufu = self.sms[s].slots[slot as usize]
+                .as_ref()
+                .is_some_and(|w| match w.status {
+                    Status::Eligible { pc, .. } => self.code[pc as usize].is_mufu,
+                    _ => false,
+                });
+            if wants_mufu {
+                // Not selected this cycle; from the next, the pipe is busy.
+                if let Some(w) = self.sms[s].slots[slot as usize].as_mut() {
+                    w.wake_at = t + 1;
+                }
+                self.evaluate_into(s, slot, t + 1);
+            }
+        }
+    }
+
+    /// Releases a block barrier once every live warp of the block arrived.
+    fn check_block_barrier(&mut self, s: usize, block: u32, t: u64) {
+        let sm = &mut self.sms[s];
+        let Some(b) = sm.blocks.iter().find(|b| b.id == block) else {
+            return;
+        };
+        let slots = b.slots;
+        let warps = || convergence::its::lanes(slots);
+        let mut any_waiting = false;
+        for slot in warps() {
+            if let Some(w) = sm.slots[slot].as_ref() {
+                if w.is_done() {
+                    continue;
+                }
+                if !w.at_bar {
+                    return;
+                }
+                any_waiting = true;
+            }
+        }
+        if !any_waiting {
+            return;
+        }
+        for slot in warps() {
+            if let Some(w) = sm.slots[slot].as_mut()
+                && w.at_bar
+            {
+                w.at_bar = false;
+                if let Convergence::Its(its) = &mut w.conv {
+                    let live = w.launched & !w.exited & !w.faulted;
+                    its.bar_release(live);
+                    its.refresh(live);
+                }
+                if matches!(w.status, Status::Blocked { .. }) {
+                    w.wake_at = sm.wheel.schedule(t, t + 1, slot as u32);
+                }
+            }
+        }
+    }
+
+    /// Frees the slots of blocks whose warps all finished (at the end of
+    /// cycle `t`, so they count as resident through `t`).
+    fn retire(&mut self, t: u64) {
+        for s in 0..self.sms.len() {
+            let mut i = 0;
+            while i < self.sms[s].blocks.len() {
+                let slots = self.sms[s].blocks[i].slots;
+                let all_done = convergence::its::lanes(slots).all(|slot| {
+                    self.sms[s].slots[slot]
+                        .as_ref()
+                        .is_none_or(|w| w.is_done())
+                });
+                if !all_done {
+                    i += 1;
+                    continue;
+                }
+                self.sms[s].blocks.remove(i);
+                for slot in convergence::its::lanes(slots) {
+                    let sm = &mut self.sms[s];
+                    if let Some(mut w) = sm.slots[slot].take() {
+                        Self::set_status(&mut self.pcs, &mut w, Status::Done { since: t + 1 }, t + 1);
+                        self.retired.merge(&w.counters);
+                        self.records.push(WarpRecord {
+                            warp: w.gid,
+                            block: w.block,
+                            counters: w.counters,
+                        });
+                    }
+                    sm.eligible &= !(1 << slot);
+                    sm.age_order.retain(|&x| x as usize != slot);
+                    for st in &mut sm.sched {
+                        if st.greedy == Some(slot as u32) {
+                            st.greedy = None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the run when no warp can ever issue again.
+    fn check_deadlock(&mut self) {
+        let nothing_pending = self
+            .sms
+            .iter()
+            .all(|sm| sm.eligible == 0 && sm.wheel.next_due(self.cycle).is_none());
+        if !nothing_pending {
+            return;
+        }
+        let mut waiting = Vec::new();
+        for w in self.resident() {
+            if let Status::Blocked { reason, pc, .. } = w.status {
+                waiting.push(format!(
+                    "warp {} at line {} ({})",
+                    w.gid,
+                    self.code.get(pc as usize).map_or(0, |d| d.instr.line),
+                    reason.name()
+                ));
+            }
+        }
+        if waiting.is_empty() {
+            return;
+        }
+        waiting.truncate(8);
+        self.error = Some(RunError::Deadlock {
+            cycle: self.cycle,
+            detail: format!(
+                "no warp can issue again: {}; a BAR.SYNC that not every warp of the block reaches \
+                 waits forever",
+                waiting.join(", ")
+            ),
+        });
+    }
+
+    fn check_hazards_at(&mut self, w: &mut Warp, d: &Decoded, pc: u32, active: u64, t: u64) {
+        let n = w.width as usize;
+        let ins = &d.instr;
+        let on = active & w.pred_mask(ins.guard);
+        let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
+            .then_some(PRED_BASE + u16::from(ins.guard.index));
+        let mut found: Option<(u16, HazardKind, u64, u32)> = None;
+        for l in convergence::its::lanes(active) {
+            // Every active lane reads the guard; only lanes that are on
+            // read the sources and write the results.
+            let lane_on = on >> l & 1 != 0;
+            for &r in ins.uses.iter().filter(|&&r| lane_on || Some(r) == guard) {
+                let ready = w.ready_at[r as usize * n + l];
+                if ready > t && found.is_none() {
+                    found = Some((r, HazardKind::ReadAfterWrite, ready - t, l as u32));
+                }
+            }
+            for &r in ins.defs.iter().filter(|_| lane_on) {
+                let reading = w.read_until[r as usize * n + l];
+                if reading > t && found.is_none() {
+                    found = Some((r, HazardKind::WriteAfterRead, reading - t, l as u32));
+                }
+            }
+        }
+        if let Some((r, kind, early_by, lane)) = found {
+            self.push_hazard(w.gid, lane, pc, ins.line, r, kind, early_by, t);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_hazard(&mut self, warp: u32, lane: u32, pc: u32, line: u32, r: u16, kind: HazardKind, early_by: u64, t: u64) {
+        let register = if r >= PRED_BASE {
+            format!("P{}", r - PRED_BASE)
+        } else {
+            format!("R{r}")
+        };
+        if let Some(h) = self
+            .hazards
+            .iter_mut()
+            .find(|h| h.pc == pc && h.register == register && h.kind == kind)
+        {
+            h.count += 1;
+            return;
+        }
+        if self.hazards.len() < MAX_RECORDS {
+            self.hazards.push(Hazard {
+                warp,
+                lane,
+                pc,
+                line,
+                register,
+                kind,
+                early_by,
+                cycle: t,
+                count: 1,
+            });
+        }
+    }
+
+    /// Records when this instruction's writes land and its reads finish.
+    #[allow(clippy::too_many_arguments)]
+    fn record_writes(&mut self, w: &mut Warp, d: &Decoded, pc: u32, on: u64, t: u64, latency: u32, lat: Latency) {
+        let n = w.width as usize;
+        let ins = &d.instr;
+        let lands = t + u64::from(latency);
+        let mut waw: Option<(u16, u64, u32)> = None;
+        for l in convergence::its::lanes(on) {
+            for &r in &ins.defs {
+                let slot = &mut w.ready_at[r as usize * n + l];
+                if *slot > lands && waw.is_none() {
+                    waw = Some((r, *slot - lands, l as u32));
+                }
+                *slot = lands;
+            }
+            if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
+                for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
+                    w.read_until[r as usize * n + l] = t + u64::from(lat.read_barrier.max(1));
+                }
+            }
+        }
+        if let Some((r, early_by, lane)) = waw {
+            self.push_hazard(w.gid, lane, pc, ins.line, r, HazardKind::WriteAfterWrite, early_by, t);
+        }
+    }
+}
+
+/// Whether a warp can issue at cycle `t`, and if not, why and until when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    /// `lanes` at `pc` can issue.
+    Ready { pc: u32, lanes: u64 },
+    Blocked {
+        reason: Reason,
+        labelled: Reason,
+        /// `u64::MAX`: until another warp or lane acts.
+        until: u64,
+        pc: u32,
+    },
+    Done,
+}
+
+fn sb_reason(class: Class) -> Reason {
+    if class.is_long() {
+        Reason::LongScoreboard
+    } else {
+        Reason::ShortScoreboard
+    }
+}
+
+/// What stops the instruction at `pc` from issuing at `t`, if anything.
+fn instruction_block(code: &[Decoded], w: &Warp, pc: u32, t: u64, sfu_free: u64) -> Option<(Reason, Reason, u64)> {
+    let d = code.get(pc as usize)?;
+    let ins = &d.instr;
+    let blocking = match ins.op {
+        Op::Depbar { sb, le } => w.sb.depbar(sb, le, t).or_else(|| w.sb.blocking(ins.control.wait_mask, t)),
+        _ => w.sb.blocking(ins.control.wait_mask, t),
+    };
+    if let Some(b) = blocking {
+        return Some((sb_reason(b.truth.class), sb_reason(b.labelled.class), b.until));
+    }
+    if d.is_mufu && t < sfu_free {
+        return Some((Reason::MathPipeThrottle, Reason::MathPipeThrottle, sfu_free));
+    }
+    None
+}
+
+/// The readiness of warp `w` at cycle `t`: a pure function of its state.
+pub fn readiness(code: &[Decoded], w: &Warp, t: u64, sfu_free: u64, policy: GroupPolicy) -> Readiness {
+    if w.is_done() {
+        return Readiness::Done;
+    }
+    let live = w.live();
+    let blocked = |reason, until, pc| Readiness::Blocked {
+        reason,
+        labelled: reason,
+        until,
+        pc,
+    };
+    match &w.conv {
+        Convergence::Stack(stack) => {
+            let Some((pc, active)) = stack.active(live) else {
+                return Readiness::Done;
+            };
+            if w.at_bar {
+                return blocked(Reason::Barrier, u64::MAX, pc);
+            }
+            if t < w.stall_until {
+                return blocked(Reason::Wait, w.stall_until, pc);
+            }
+            if t < w.branch_until {
+                return blocked(Reason::BranchResolving, w.branch_until, pc);
+            }
+            match instruction_block(code, w, pc, t, sfu_free) {
+                Some((reason, labelled, until)) => Readiness::Blocked {
+                    reason,
+                    labelled,
+                    until,
+                    pc,
+                },
+                None => Readiness::Ready { pc, lanes: active },
+            }
+        }
+        Convergence::Its(its) => {
+            let first = its.groups.first().map_or(0, |g| g.0);
+            let preferred = its
+                .current
+                .filter(|c| its.groups.iter().any(|g| g.0 == *c))
+                .unwrap_or(first);
+            if its.groups.is_empty() {
+                let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
+                let pc = (0..64).find(|&l| live >> l & 1 != 0).map_or(0, |l| its.pc[l]);
+                let reason = if at_bar {
+                    Reason::Barrier
+                } else {
+                    Reason::ConvergenceBarrier
+                };
+                return blocked(reason, u64::MAX, pc);
+            }
+            if t < w.stall_until {
+                return blocked(Reason::Wait, w.stall_until, preferred);
+            }
+            if t < w.branch_until {
+                return blocked(Reason::BranchResolving, w.branch_until, preferred);
+            }
+            let mut first_ready = None;
+            let mut first_other = None;
+            let mut preferred_ready = None;
+            let mut soonest = u64::MAX;
+            let mut preferred_block = None;
+            for &(gpc, lanes) in &its.groups {
+                match instruction_block(code, w, gpc, t, sfu_free) {
+                    None => {
+                        first_ready = first_ready.or(Some((gpc, lanes)));
+                        if gpc == preferred {
+                            preferred_ready = Some((gpc, lanes));
+                        } else {
+                            first_other = first_other.or(Some((gpc, lanes)));
+                        }
+                    }
+                    Some((reason, labelled, until)) => {
+                        soonest = soonest.min(until);
+                        if gpc == preferred {
+                            preferred_block = Some((reason, labelled));
+                        }
+                    }
+                }
+            }
+            // A yield hands the slot to another group when there is one.
+            let choice = match (policy, w.yielded) {
+                (GroupPolicy::Sticky, false) => preferred_ready.or(first_ready),
+                (GroupPolicy::Sticky, true) => first_other.or(preferred_ready),
+                (GroupPolicy::LowestPc, false) => first_ready,
+                (GroupPolicy::LowestPc, true) => first_other.or(first_ready),
+            };
+            if let Some((pc, lanes)) = choice {
+                return Readiness::Ready { pc, lanes };
+            }
+            let (reason, labelled) = preferred_block.unwrap_or((Reason::Wait, Reason::Wait));
+            Readiness::Blocked {
+                reason,
+                labelled,
+                until: soonest,
+                pc: preferred,
+            }
+        }
+    }
+}
+
+/// Scoreboard indices as a list, for views.
+pub fn scoreboards() -> std::ops::Range<u8> {
+    0..SCOREBOARDS as u8
+}
+
+#[cfg(test)]
+mod tests;

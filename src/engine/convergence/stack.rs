@@ -1,0 +1,175 @@
+//! The pre-Volta SIMT reconvergence stack.
+//!
+//! Each entry holds a pc, the pc at which its lanes reconverge, and its lane
+//! mask. A divergent branch turns the top entry into the reconvergence entry
+//! (its pc becomes the branch's IPDOM) and pushes one entry per side; an
+//! entry is popped when its pc reaches its reconvergence pc or its lanes are
+//! all gone. Paths therefore run one after the other.
+
+use crate::asm::ir::EXIT_PC;
+
+/// One stack entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackEntry {
+    pub pc: u32,
+    /// Reconvergence pc ([`EXIT_PC`]: the lanes only meet at exit).
+    pub rpc: u32,
+    pub mask: u64,
+}
+
+/// A warp's SIMT stack (top last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimtStack {
+    pub entries: Vec<StackEntry>,
+}
+
+impl SimtStack {
+    pub fn new(mask: u64) -> Self {
+        SimtStack {
+            entries: vec![StackEntry {
+                pc: 0,
+                rpc: EXIT_PC,
+                mask,
+            }],
+        }
+    }
+
+    pub fn top(&self) -> Option<&StackEntry> {
+        self.entries.last()
+    }
+
+    /// The next pc and the active mask (top mask restricted to `live`).
+    pub fn active(&self, live: u64) -> Option<(u32, u64)> {
+        self.top().map(|e| (e.pc, e.mask & live))
+    }
+
+    /// Moves the top entry to `pc` and pops entries that reconverged or
+    /// lost all their lanes.
+    pub fn goto(&mut self, pc: u32, live: u64) {
+        if let Some(top) = self.entries.last_mut() {
+            top.pc = pc;
+        }
+        self.pop_finished(live);
+    }
+
+    /// Pops converged or empty entries.
+    pub fn pop_finished(&mut self, live: u64) {
+        while let Some(top) = self.entries.last() {
+            if top.pc == top.rpc || top.mask & live == 0 {
+                self.entries.pop();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// A branch at `pc` with active lanes `active`, of which `taken` jump
+    /// to `target`; `rpc` is the branch's reconvergence pc. Returns true
+    /// when the branch diverged.
+    pub fn branch(
+        &mut self,
+        pc: u32,
+        target: u32,
+        taken: u64,
+        active: u64,
+        rpc: u32,
+        taken_first: bool,
+        live: u64,
+    ) -> bool {
+        let not_taken = active & !taken;
+        if taken == 0 || not_taken == 0 {
+            let next = if taken != 0 { target } else { pc + 1 };
+            self.goto(next, live);
+            return false;
+        }
+        let Some(top) = self.entries.last_mut() else {
+            return true;
+        };
+        if top.rpc == rpc {
+            // Already inside a region that reconverges at `rpc` (a loop
+            // latch, say): the entry below waits there, so replace the top
+            // instead of stacking another reconvergence entry.
+            self.entries.pop();
+        } else {
+            top.pc = rpc;
+        }
+        let sides = [(target, taken), (pc + 1, not_taken)];
+        let order = if taken_first {
+            [sides[1], sides[0]]
+        } else {
+            [sides[0], sides[1]]
+        };
+        for (side_pc, mask) in order {
+            // Lanes already at the reconvergence point wait in the entry below.
+            if side_pc != rpc {
+                self.entries.push(StackEntry {
+                    pc: side_pc,
+                    rpc,
+                    mask,
+                });
+            }
+        }
+        self.pop_finished(live);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: u64 = 0xffff_ffff;
+
+    #[test]
+    fn if_else_runs_taken_side_then_other_then_reconverges() {
+        // 0: @P0 BRA 3 / 1: A / 2: BRA 4 / 3: B / 4: join
+        let mut s = SimtStack::new(ALL);
+        let low = 0x0000_ffff;
+        assert!(s.branch(0, 3, low, ALL, 4, true, ALL));
+        assert_eq!(s.active(ALL), Some((3, low)));
+        s.goto(4, ALL); // B done: falls into join = rpc, popped
+        assert_eq!(s.active(ALL), Some((1, !low & ALL)));
+        s.goto(2, ALL);
+        assert!(!s.branch(2, 4, !low & ALL, !low & ALL, 4, true, ALL));
+        assert_eq!(s.active(ALL), Some((4, ALL)));
+        assert_eq!(s.entries.len(), 1);
+    }
+
+    #[test]
+    fn loop_latch_replaces_the_top_instead_of_growing() {
+        // 1: body / 2: @P0 BRA 1 / 3: after; lanes leave one per trip.
+        let mut s = SimtStack::new(0b1111);
+        s.goto(2, 0b1111);
+        assert!(s.branch(2, 1, 0b0111, 0b1111, 3, true, 0b1111));
+        assert_eq!(s.entries.len(), 2);
+        s.goto(2, 0b1111);
+        assert!(s.branch(2, 1, 0b0011, 0b0111, 3, true, 0b1111));
+        assert_eq!(s.entries.len(), 2);
+        assert_eq!(s.active(0b1111), Some((1, 0b0011)));
+        s.goto(2, 0b1111);
+        assert!(s.branch(2, 1, 0b0001, 0b0011, 3, true, 0b1111));
+        s.goto(2, 0b1111);
+        assert!(!s.branch(2, 1, 0, 0b0001, 3, true, 0b1111));
+        assert_eq!(s.active(0b1111), Some((3, 0b1111)));
+        assert_eq!(s.entries.len(), 1);
+    }
+
+    #[test]
+    fn not_taken_first_when_asked() {
+        let mut s = SimtStack::new(ALL);
+        s.branch(0, 3, 1, ALL, 4, false, ALL);
+        assert_eq!(s.active(ALL), Some((1, ALL & !1)));
+    }
+
+    #[test]
+    fn exiting_lanes_pop_their_entry() {
+        let mut s = SimtStack::new(0b11);
+        s.branch(0, 5, 0b01, 0b11, EXIT_PC, true, 0b11);
+        assert_eq!(s.entries.len(), 2);
+        // Lane 0 exits on its path.
+        s.pop_finished(0b10);
+        assert_eq!(s.active(0b10), Some((1, 0b10)));
+        s.pop_finished(0);
+        assert!(s.entries.is_empty());
+    }
+}

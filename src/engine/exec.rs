@@ -1,0 +1,777 @@
+//! Functional execution: what an instruction does to the lanes that are on.
+//!
+//! Sources are gathered for all lanes into fixed arrays, the operation runs
+//! over every lane (a tight loop the compiler vectorises), and results are
+//! written back under the predicated-on mask. Nothing here allocates.
+//!
+//! Floating point is IEEE binary32 with round-to-nearest, FFMA fused, and
+//! the special functions from the `libm` crate, so results are the same on
+//! every machine; a NaN result is stored as `0x7fffffff`, the canonical NaN
+//! NVIDIA GPUs produce.
+
+use crate::asm::ir::{
+    Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, RZ, Round, ShflMode, SpecialReg, Src,
+    VoteMode, Width,
+};
+
+use super::memory::{self, Coalescing, FaultKind, GlobalMemory, SharedMemory};
+use super::warp::Warp;
+
+const CANONICAL_NAN: u32 = 0x7fff_ffff;
+
+/// Reusable buffers for one instruction's execution.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    pub accesses: Vec<(u32, u32)>,
+    pub bank_words: Vec<(u32, u32)>,
+    /// Lanes that faulted: `(lane, address, kind)`.
+    pub faults: Vec<(u32, u32, FaultKind)>,
+}
+
+/// What the executing instruction needs besides its warp.
+pub struct Env<'a> {
+    pub global: &'a mut GlobalMemory,
+    pub shared: &'a mut SharedMemory,
+    pub banks: u32,
+    pub scratch: &'a mut Scratch,
+    pub block_dim: u32,
+    pub blocks: u32,
+    /// High word of a 64-bit constant addend (`IMAD.WIDE ... c[..]`).
+    pub c_hi: u32,
+}
+
+/// The memory-system effect of one instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemEffect {
+    None,
+    /// A global access by at least one lane.
+    Global(Coalescing),
+    /// A shared access taking `passes` passes through the banks.
+    Shared { passes: u32 },
+}
+
+type Lanes = [u32; 64];
+
+fn row(w: &Warp, r: u8) -> Option<&[u32]> {
+    if r == RZ {
+        return None;
+    }
+    let n = w.width as usize;
+    w.regs.get(usize::from(r) * n..(usize::from(r) + 1) * n)
+}
+
+/// Integer view of a source: `-R` negates, `~R` inverts.
+fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
+    let n = w.width as usize;
+    match s {
+        Src::Reg(r) => {
+            match row(w, r.reg) {
+                Some(v) => out[..n].copy_from_slice(v),
+                None => out[..n].fill(0),
+            }
+            if r.not {
+                out[..n].iter_mut().for_each(|x| *x = !*x);
+            }
+            if r.neg {
+                out[..n].iter_mut().for_each(|x| *x = x.wrapping_neg());
+            }
+        }
+        Src::Imm(v) => out[..n].fill(v),
+        // Constants are resolved before execution; a stray one reads zero.
+        Src::Const { .. } => out[..n].fill(0),
+    }
+}
+
+/// Float view of a source: `|R|` clears the sign, `-R` flips it.
+fn fetch_f(w: &Warp, s: Src, out: &mut Lanes) {
+    let n = w.width as usize;
+    match s {
+        Src::Reg(r) => {
+            match row(w, r.reg) {
+                Some(v) => out[..n].copy_from_slice(v),
+                None => out[..n].fill(0),
+            }
+            if r.abs {
+                out[..n].iter_mut().for_each(|x| *x &= 0x7fff_ffff);
+            }
+            if r.neg {
+                out[..n].iter_mut().for_each(|x| *x ^= 0x8000_0000);
+            }
+        }
+        Src::Imm(v) => out[..n].fill(v),
+        Src::Const { .. } => out[..n].fill(0),
+    }
+}
+
+/// Writes `vals` to register `d` for the lanes in `on`.
+fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
+    if d == RZ {
+        return;
+    }
+    let n = w.width as usize;
+    let full = w.full();
+    let Some(dst) = w
+        .regs
+        .get_mut(usize::from(d) * n..(usize::from(d) + 1) * n)
+    else {
+        return;
+    };
+    if on == full {
+        dst.copy_from_slice(&vals[..n]);
+    } else {
+        for (l, x) in dst.iter_mut().enumerate() {
+            if on >> l & 1 != 0 {
+                *x = vals[l];
+            }
+        }
+    }
+}
+
+fn write_pred(w: &mut Warp, p: u8, bits: u64, on: u64) {
+    if p != PT {
+        let slot = &mut w.preds[usize::from(p)];
+        *slot = (*slot & !on) | (bits & on);
+    }
+}
+
+/// Bit `l` set where `f(lane l)` holds, for lanes `0..n`.
+fn bits(n: usize, mut f: impl FnMut(usize) -> bool) -> u64 {
+    (0..n).fold(0, |m, l| if f(l) { m | 1 << l } else { m })
+}
+
+fn canon(x: f32) -> u32 {
+    if x.is_nan() { CANONICAL_NAN } else { x.to_bits() }
+}
+
+fn icmp(c: Cmp, a: u32, b: u32, unsigned: bool) -> bool {
+    if unsigned {
+        cmp(c, a, b)
+    } else {
+        cmp(c, a as i32, b as i32)
+    }
+}
+
+fn cmp<T: PartialOrd>(c: Cmp, a: T, b: T) -> bool {
+    match c {
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b,
+    }
+}
+
+fn fcmp(c: FCmp, a: f32, b: f32) -> bool {
+    let unordered = a.is_nan() || b.is_nan();
+    match c {
+        FCmp::Ordered(k) => !unordered && cmp(k, a, b),
+        FCmp::Unordered(k) => unordered || cmp(k, a, b),
+        FCmp::Num => !unordered,
+        FCmp::Nan => unordered,
+    }
+}
+
+fn combine(c: Combine, x: bool, y: bool) -> bool {
+    match c {
+        Combine::And => x && y,
+        Combine::Or => x || y,
+        Combine::Xor => x ^ y,
+    }
+}
+
+fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
+    (0..8).fold(0, |r, i| {
+        if lut >> i & 1 == 0 {
+            return r;
+        }
+        let pa = if i & 4 != 0 { a } else { !a };
+        let pb = if i & 2 != 0 { b } else { !b };
+        let pc = if i & 1 != 0 { c } else { !c };
+        r | (pa & pb & pc)
+    })
+}
+
+fn mufu(f: MufuOp, x: f32) -> f32 {
+    match f {
+        MufuOp::Ex2 => libm::exp2f(x),
+        MufuOp::Lg2 => libm::log2f(x),
+        MufuOp::Rcp => 1.0 / x,
+        MufuOp::Rsq => 1.0 / libm::sqrtf(x),
+        MufuOp::Sqrt => libm::sqrtf(x),
+        MufuOp::Sin => libm::sinf(x),
+        MufuOp::Cos => libm::cosf(x),
+    }
+}
+
+fn f2i(x: f32, round: Round, unsigned: bool) -> u32 {
+    let r = match round {
+        Round::Nearest => x.round_ties_even(),
+        Round::Trunc => x.trunc(),
+        Round::Floor => x.floor(),
+        Round::Ceil => x.ceil(),
+    };
+    // `as` saturates and maps NaN to 0, as the hardware conversion does.
+    if unsigned { r as u32 } else { r as i32 as u32 }
+}
+
+fn fmin(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() || a <= b {
+        a
+    } else {
+        b
+    }
+}
+
+fn fmax(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() || a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Per-lane addresses of a memory operand.
+fn addresses(w: &Warp, m: MemRef, out: &mut Lanes) {
+    let n = w.width as usize;
+    match row(w, m.base) {
+        Some(v) => {
+            for (o, &b) in out[..n].iter_mut().zip(v) {
+                *o = b.wrapping_add(m.offset as u32);
+            }
+        }
+        None => out[..n].fill(m.offset as u32),
+    }
+}
+
+fn load_value(bytes: &[u8; 16], width: Width, k: usize) -> u32 {
+    let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    match width {
+        Width::U8 => u32::from(bytes[0]),
+        Width::S8 => bytes[0] as i8 as i32 as u32,
+        Width::U16 => u32::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        Width::S16 => i16::from_le_bytes([bytes[0], bytes[1]]) as i32 as u32,
+        _ => word(4 * k),
+    }
+}
+
+enum Space {
+    Global,
+    Shared,
+}
+
+/// Loads and stores for both spaces: per-lane access, faults, and the
+/// access pattern for coalescing or bank analysis.
+fn memory_op(
+    w: &mut Warp,
+    env: &mut Env,
+    space: Space,
+    addr: MemRef,
+    reg: u8,
+    width: Width,
+    store: bool,
+    on: u64,
+) -> MemEffect {
+    let n = w.width as usize;
+    let size = width.bytes();
+    let nregs = usize::from(width.regs());
+    let mut a: Lanes = [0; 64];
+    addresses(w, addr, &mut a);
+    env.scratch.accesses.clear();
+    let mut loaded: [Lanes; 4] = [[0; 64]; 4];
+    let mut ok: u64 = 0;
+    for l in (0..n).filter(|&l| on >> l & 1 != 0) {
+        let mut buf = [0u8; 16];
+        let bytes = &mut buf[..size as usize];
+        let result = if store {
+            for k in 0..nregs {
+                let v = w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes();
+                let take = (size as usize).min(4);
+                bytes[4 * k..4 * k + take].copy_from_slice(&v[..take]);
+            }
+            match space {
+                Space::Global => env.global.write(a[l], bytes),
+                Space::Shared => env.shared.write(a[l], bytes),
+            }
+        } else {
+            match space {
+                Space::Global => env.global.read(a[l], bytes),
+                Space::Shared => env.shared.read(a[l], bytes),
+            }
+        };
+        match result {
+            Ok(()) => {
+                ok |= 1 << l;
+                env.scratch.accesses.push((a[l], size));
+                if !store {
+                    for (k, dst) in loaded.iter_mut().take(nregs).enumerate() {
+                        dst[l] = load_value(&buf, width, k);
+                    }
+                }
+            }
+            Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
+        }
+    }
+    if !store {
+        for (k, vals) in loaded.iter().take(nregs).enumerate() {
+            write(w, reg.saturating_add(k as u8), vals, ok);
+        }
+    }
+    if on == 0 {
+        return MemEffect::None;
+    }
+    match space {
+        Space::Global => MemEffect::Global(memory::coalesce(&mut env.scratch.accesses)),
+        Space::Shared => MemEffect::Shared {
+            passes: memory::bank_passes(
+                &env.scratch.accesses,
+                env.banks,
+                &mut env.scratch.bank_words,
+            ),
+        },
+    }
+}
+
+/// Executes the data effect of `op` for the lanes in `on` (active and
+/// predicated on); `active` is the issuing mask, which SHFL reads from.
+/// Control flow is the convergence model's business, not done here.
+pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
+    let n = w.width as usize;
+    let mut a: Lanes = [0; 64];
+    let mut b: Lanes = [0; 64];
+    let mut c: Lanes = [0; 64];
+    let mut r: Lanes = [0; 64];
+    match *op {
+        Op::Mov { d, a: sa } => {
+            fetch_i(w, sa, &mut a);
+            write(w, d, &a, on);
+        }
+        Op::S2r { d, sr } => {
+            for (l, x) in r[..n].iter_mut().enumerate() {
+                *x = match sr {
+                    SpecialReg::TidX => w.in_block * w.width + l as u32,
+                    SpecialReg::CtaidX => w.block,
+                    SpecialReg::NtidX => env.block_dim,
+                    SpecialReg::NctaidX => env.blocks,
+                    SpecialReg::LaneId => l as u32,
+                    SpecialReg::WarpId => w.slot,
+                };
+            }
+            write(w, d, &r, on);
+        }
+        Op::Sel { d, a: sa, b: sb, p } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            let pm = w.pred_mask(p);
+            for l in 0..n {
+                r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
+            }
+            write(w, d, &r, on);
+        }
+        Op::Iadd3 {
+            d,
+            carry,
+            a: sa,
+            b: sb,
+            c: sc,
+            carry_in,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            fetch_i(w, sc, &mut c);
+            let ci0 = w.pred_mask(carry_in[0]);
+            let ci1 = w.pred_mask(carry_in[1]);
+            let mut hi: [u64; 64] = [0; 64];
+            for l in 0..n {
+                let s = u64::from(a[l])
+                    + u64::from(b[l])
+                    + u64::from(c[l])
+                    + (ci0 >> l & 1)
+                    + (ci1 >> l & 1);
+                r[l] = s as u32;
+                hi[l] = s >> 32;
+            }
+            write(w, d, &r, on);
+            write_pred(w, carry[0], bits(n, |l| hi[l] & 1 != 0), on);
+            write_pred(w, carry[1], bits(n, |l| hi[l] & 2 != 0), on);
+        }
+        Op::Imad {
+            d,
+            a: sa,
+            b: sb,
+            c: sc,
+            mode,
+            signed,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            fetch_i(w, sc, &mut c);
+            let wide = |x: u32| -> u64 {
+                if signed {
+                    x as i32 as i64 as u64
+                } else {
+                    u64::from(x)
+                }
+            };
+            match mode {
+                MulMode::Lo => {
+                    for l in 0..n {
+                        r[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
+                    }
+                    write(w, d, &r, on);
+                }
+                MulMode::Hi => {
+                    for l in 0..n {
+                        let p = wide(a[l]).wrapping_mul(wide(b[l]));
+                        r[l] = ((p >> 32) as u32).wrapping_add(c[l]);
+                    }
+                    write(w, d, &r, on);
+                }
+                MulMode::Wide => {
+                    let mut c_hi: Lanes = [0; 64];
+                    match sc {
+                        Src::Reg(reg) if reg.reg != RZ => {
+                            if let Some(v) = row(w, reg.reg.saturating_add(1)) {
+                                c_hi[..n].copy_from_slice(v);
+                            }
+                        }
+                        Src::Imm(v) if signed && (v as i32) < 0 && env.c_hi == 0 => {
+                            c_hi[..n].fill(u32::MAX)
+                        }
+                        _ => c_hi[..n].fill(env.c_hi),
+                    }
+                    let mut hi: Lanes = [0; 64];
+                    for l in 0..n {
+                        let addend = u64::from(c_hi[l]) << 32 | u64::from(c[l]);
+                        let v = wide(a[l]).wrapping_mul(wide(b[l])).wrapping_add(addend);
+                        r[l] = v as u32;
+                        hi[l] = (v >> 32) as u32;
+                    }
+                    write(w, d, &r, on);
+                    if d != RZ {
+                        write(w, d.saturating_add(1), &hi, on);
+                    }
+                }
+            }
+        }
+        Op::Isetp {
+            cmp: k,
+            unsigned,
+            combine: cb,
+            p,
+            q,
+            a: sa,
+            b: sb,
+            c: pc,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            let cm = w.pred_mask(pc);
+            let t = bits(n, |l| icmp(k, a[l], b[l], unsigned));
+            let pv = bits(n, |l| combine(cb, t >> l & 1 != 0, cm >> l & 1 != 0));
+            let qv = bits(n, |l| combine(cb, t >> l & 1 == 0, cm >> l & 1 != 0));
+            write_pred(w, p, pv, on);
+            write_pred(w, q, qv, on);
+        }
+        Op::Lop3 {
+            p,
+            d,
+            a: sa,
+            b: sb,
+            c: sc,
+            lut,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            fetch_i(w, sc, &mut c);
+            for l in 0..n {
+                r[l] = lut3(lut, a[l], b[l], c[l]);
+            }
+            write(w, d, &r, on);
+            write_pred(w, p, bits(n, |l| r[l] != 0), on);
+        }
+        Op::Shl { d, a: sa, b: sb } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            for l in 0..n {
+                r[l] = if b[l] >= 32 { 0 } else { a[l] << b[l] };
+            }
+            write(w, d, &r, on);
+        }
+        Op::Shr {
+            d,
+            a: sa,
+            b: sb,
+            signed,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            for l in 0..n {
+                let s = b[l].min(31);
+                r[l] = if signed {
+                    ((a[l] as i32) >> s) as u32
+                } else if b[l] >= 32 {
+                    0
+                } else {
+                    a[l] >> s
+                };
+            }
+            write(w, d, &r, on);
+        }
+        Op::Imnmx {
+            d,
+            a: sa,
+            b: sb,
+            p,
+            unsigned,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            let pm = w.pred_mask(p);
+            for l in 0..n {
+                let take_min = pm >> l & 1 != 0;
+                let a_less = icmp(Cmp::Lt, a[l], b[l], unsigned);
+                r[l] = if take_min == a_less { a[l] } else { b[l] };
+            }
+            write(w, d, &r, on);
+        }
+        Op::Iabs { d, a: sa } => {
+            fetch_i(w, sa, &mut a);
+            for l in 0..n {
+                r[l] = (a[l] as i32).wrapping_abs() as u32;
+            }
+            write(w, d, &r, on);
+        }
+        Op::Popc { d, a: sa } => {
+            fetch_i(w, sa, &mut a);
+            for l in 0..n {
+                r[l] = a[l].count_ones();
+            }
+            write(w, d, &r, on);
+        }
+        Op::Lea {
+            d,
+            carry,
+            a: sa,
+            b: sb,
+            hi_src,
+            shift,
+            hi,
+            carry_in,
+        } => {
+            fetch_i(w, sa, &mut a);
+            fetch_i(w, sb, &mut b);
+            fetch_i(w, hi_src, &mut c);
+            let cin = w.pred_mask(carry_in);
+            let mut co: u64 = 0;
+            for l in 0..n {
+                let shifted = if hi {
+                    (((u64::from(c[l]) << 32 | u64::from(a[l])) << shift) >> 32) as u32
+                } else {
+                    a[l] << shift
+                };
+                let s = u64::from(shifted) + u64::from(b[l]) + (cin >> l & 1);
+                r[l] = s as u32;
+                co |= (s >> 32 & 1) << l;
+            }
+            write(w, d, &r, on);
+            write_pred(w, carry, co, on);
+        }
+        Op::Fadd { d, a: sa, b: sb } => {
+            fetch_f(w, sa, &mut a);
+            fetch_f(w, sb, &mut b);
+            for l in 0..n {
+                r[l] = canon(f32::from_bits(a[l]) + f32::from_bits(b[l]));
+            }
+            write(w, d, &r, on);
+        }
+        Op::Fmul { d, a: sa, b: sb } => {
+            fetch_f(w, sa, &mut a);
+            fetch_f(w, sb, &mut b);
+            for l in 0..n {
+                r[l] = canon(f32::from_bits(a[l]) * f32::from_bits(b[l]));
+            }
+            write(w, d, &r, on);
+        }
+        Op::Ffma {
+            d,
+            a: sa,
+            b: sb,
+            c: sc,
+        } => {
+            fetch_f(w, sa, &mut a);
+            fetch_f(w, sb, &mut b);
+            fetch_f(w, sc, &mut c);
+            for l in 0..n {
+                r[l] = canon(libm::fmaf(
+                    f32::from_bits(a[l]),
+                    f32::from_bits(b[l]),
+                    f32::from_bits(c[l]),
+                ));
+            }
+            write(w, d, &r, on);
+        }
+        Op::Fsetp {
+            cmp: k,
+            combine: cb,
+            p,
+            q,
+            a: sa,
+            b: sb,
+            c: pc,
+        } => {
+            fetch_f(w, sa, &mut a);
+            fetch_f(w, sb, &mut b);
+            let cm = w.pred_mask(pc);
+            let t = bits(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
+            let pv = bits(n, |l| combine(cb, t >> l & 1 != 0, cm >> l & 1 != 0));
+            let qv = bits(n, |l| combine(cb, t >> l & 1 == 0, cm >> l & 1 != 0));
+            write_pred(w, p, pv, on);
+            write_pred(w, q, qv, on);
+        }
+        Op::Fmnmx { d, a: sa, b: sb, p } => {
+            fetch_f(w, sa, &mut a);
+            fetch_f(w, sb, &mut b);
+            let pm = w.pred_mask(p);
+            for l in 0..n {
+                let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
+                r[l] = canon(if pm >> l & 1 != 0 { fmin(x, y) } else { fmax(x, y) });
+            }
+            write(w, d, &r, on);
+        }
+        Op::I2f { d, a: sa, unsigned } => {
+            fetch_i(w, sa, &mut a);
+            for l in 0..n {
+                let v = if unsigned {
+                    a[l] as f32
+                } else {
+                    a[l] as i32 as f32
+                };
+                r[l] = v.to_bits();
+            }
+            write(w, d, &r, on);
+        }
+        Op::F2i {
+            d,
+            a: sa,
+            unsigned,
+            round,
+        } => {
+            fetch_f(w, sa, &mut a);
+            for l in 0..n {
+                r[l] = f2i(f32::from_bits(a[l]), round, unsigned);
+            }
+            write(w, d, &r, on);
+        }
+        Op::Mufu { d, a: sa, func } => {
+            fetch_f(w, sa, &mut a);
+            for l in 0..n {
+                r[l] = canon(mufu(func, f32::from_bits(a[l])));
+            }
+            write(w, d, &r, on);
+        }
+        Op::Ldg { d, addr, width } => {
+            return memory_op(w, env, Space::Global, addr, d, width, false, on);
+        }
+        Op::Stg { addr, s, width } => {
+            return memory_op(w, env, Space::Global, addr, s, width, true, on);
+        }
+        Op::Lds { d, addr, width } => {
+            return memory_op(w, env, Space::Shared, addr, d, width, false, on);
+        }
+        Op::Sts { addr, s, width } => {
+            return memory_op(w, env, Space::Shared, addr, s, width, true, on);
+        }
+        Op::Shfl {
+            p,
+            d,
+            a: src,
+            b: sb,
+            c: sc,
+            mode,
+        } => {
+            fetch_i(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), &mut a);
+            fetch_i(w, sb, &mut b);
+            fetch_i(w, sc, &mut c);
+            let mut valid: u64 = 0;
+            for l in 0..n {
+                let lane = l as i64;
+                let (j, ok) = match mode {
+                    ShflMode::Idx => (i64::from(b[l] & 63), i64::from(b[l] & 63) <= i64::from(c[l] & 63)),
+                    ShflMode::Up => (lane - i64::from(b[l]), lane - i64::from(b[l]) >= i64::from(c[l] & 63)),
+                    ShflMode::Down => (lane + i64::from(b[l]), lane + i64::from(b[l]) <= i64::from(c[l] & 63)),
+                    ShflMode::Bfly => {
+                        let j = lane ^ i64::from(b[l] & 63);
+                        (j, j <= i64::from(c[l] & 63))
+                    }
+                };
+                // The source lane must exist and be in the issuing group.
+                let ok = ok && (0..n as i64).contains(&j) && active >> j & 1 != 0;
+                r[l] = if ok { a[j as usize] } else { a[l] };
+                if ok {
+                    valid |= 1 << l;
+                }
+            }
+            write(w, d, &r, on);
+            write_pred(w, p, valid, on);
+        }
+        Op::Vote { mode, d, p, src } => {
+            let ballot = w.pred_mask(src) & on;
+            let result = match mode {
+                VoteMode::All => ballot == on,
+                VoteMode::Any => ballot != 0,
+                VoteMode::Eq => ballot == 0 || ballot == on,
+            };
+            r[..n].fill(ballot as u32);
+            write(w, d, &r, on);
+            write_pred(w, p, if result { u64::MAX } else { 0 }, on);
+        }
+        Op::Bra { .. }
+        | Op::Bssy { .. }
+        | Op::Bsync { .. }
+        | Op::Break { .. }
+        | Op::Warpsync { .. }
+        | Op::BarSync { .. }
+        | Op::Depbar { .. }
+        | Op::Exit
+        | Op::Nop => {}
+    }
+    MemEffect::None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lop3_truth_tables() {
+        // 0xc0 = a & b, 0xfc = a | b, 0x3c = a ^ b, 0x96 = a ^ b ^ c.
+        assert_eq!(lut3(0xc0, 0b1100, 0b1010, 0), 0b1000);
+        assert_eq!(lut3(0xfc, 0b1100, 0b1010, 0), 0b1110);
+        assert_eq!(lut3(0x3c, 0b1100, 0b1010, 0), 0b0110);
+        assert_eq!(lut3(0x96, 0b1100, 0b1010, 0b1001), 0b1111);
+    }
+
+    #[test]
+    fn conversions_round_and_saturate() {
+        assert_eq!(f2i(2.5, Round::Nearest, false), 2);
+        assert_eq!(f2i(-2.5, Round::Floor, false), (-3i32) as u32);
+        assert_eq!(f2i(2.1, Round::Ceil, false), 3);
+        assert_eq!(f2i(1e20, Round::Trunc, false), i32::MAX as u32);
+        assert_eq!(f2i(f32::NAN, Round::Trunc, false), 0);
+        assert_eq!(f2i(-1.0, Round::Trunc, true), 0);
+    }
+
+    #[test]
+    fn float_compare_and_minmax_handle_nan() {
+        assert!(!fcmp(FCmp::Ordered(Cmp::Lt), f32::NAN, 1.0));
+        assert!(fcmp(FCmp::Unordered(Cmp::Lt), f32::NAN, 1.0));
+        assert_eq!(fmin(f32::NAN, 2.0), 2.0);
+        assert_eq!(fmax(1.0, 2.0), 2.0);
+        assert_eq!(canon(f32::NAN), CANONICAL_NAN);
+    }
+}

@@ -1,0 +1,330 @@
+//! Global and shared memory: contents, faults, coalescing and bank conflicts.
+//!
+//! Global buffers are stored in 4 KiB pages shared copy-on-write between a
+//! machine and its checkpoints, so stepping back in a large run does not
+//! copy memory that did not change.
+
+use std::sync::Arc;
+
+use crate::scenario::BufferSpec;
+
+const PAGE: usize = 4096;
+const SECTOR: u32 = 32;
+const LINE: u32 = 128;
+
+/// Why a lane's access faulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// A global address outside every declared buffer.
+    OutOfBounds,
+    /// An address not a multiple of the access size.
+    Misaligned,
+    /// A shared-memory address past the block's shared memory.
+    SharedOutOfBounds,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::OutOfBounds => "out_of_bounds",
+            FaultKind::Misaligned => "misaligned",
+            FaultKind::SharedOutOfBounds => "shared_out_of_bounds",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Buffer {
+    name: Arc<str>,
+    base: u32,
+    len: u32,
+    pages: Vec<Arc<[u8; PAGE]>>,
+}
+
+/// The device's global memory: the scenario's buffers at their addresses.
+#[derive(Debug, Clone)]
+pub struct GlobalMemory {
+    /// Sorted by base address.
+    buffers: Vec<Buffer>,
+}
+
+impl GlobalMemory {
+    pub fn new(specs: &[BufferSpec]) -> Self {
+        let mut buffers: Vec<Buffer> = specs
+            .iter()
+            .map(|b| {
+                let len = b.len.saturating_mul(4);
+                let mut pages = Vec::with_capacity((len as usize).div_ceil(PAGE));
+                for chunk_start in (0..len as usize).step_by(PAGE) {
+                    let mut page = [0u8; PAGE];
+                    let end = (chunk_start + PAGE).min(b.init.len());
+                    if chunk_start < end {
+                        page[..end - chunk_start].copy_from_slice(&b.init[chunk_start..end]);
+                    }
+                    pages.push(Arc::new(page));
+                }
+                Buffer {
+                    name: b.name.as_str().into(),
+                    base: b.base,
+                    len,
+                    pages,
+                }
+            })
+            .collect();
+        buffers.sort_by_key(|b| b.base);
+        GlobalMemory { buffers }
+    }
+
+    /// The buffer and byte offset holding `[addr, addr + size)`.
+    fn locate(&self, addr: u32, size: u32) -> Result<(usize, usize), FaultKind> {
+        if !addr.is_multiple_of(size) {
+            return Err(FaultKind::Misaligned);
+        }
+        let i = self
+            .buffers
+            .partition_point(|b| b.base <= addr)
+            .checked_sub(1)
+            .ok_or(FaultKind::OutOfBounds)?;
+        let b = &self.buffers[i];
+        let off = u64::from(addr - b.base);
+        if off + u64::from(size) > u64::from(b.len) {
+            return Err(FaultKind::OutOfBounds);
+        }
+        Ok((i, off as usize))
+    }
+
+    /// Reads `out.len()` bytes (1, 2, 4, 8 or 16) at `addr`.
+    pub fn read(&self, addr: u32, out: &mut [u8]) -> Result<(), FaultKind> {
+        let (i, off) = self.locate(addr, out.len() as u32)?;
+        // Natural alignment keeps an access inside one page.
+        let page = &self.buffers[i].pages[off / PAGE];
+        let o = off % PAGE;
+        out.copy_from_slice(&page[o..o + out.len()]);
+        Ok(())
+    }
+
+    /// Writes `data` (1, 2, 4, 8 or 16 bytes) at `addr`.
+    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), FaultKind> {
+        let (i, off) = self.locate(addr, data.len() as u32)?;
+        let page = Arc::make_mut(&mut self.buffers[i].pages[off / PAGE]);
+        let o = off % PAGE;
+        page[o..o + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// A buffer's whole contents, by name.
+    pub fn buffer(&self, name: &str) -> Option<Vec<u8>> {
+        let b = self.buffers.iter().find(|b| &*b.name == name)?;
+        let mut out = Vec::with_capacity(b.len as usize);
+        for p in &b.pages {
+            out.extend_from_slice(&p[..]);
+        }
+        out.truncate(b.len as usize);
+        Some(out)
+    }
+
+    /// The 32-bit word at `addr`, if it is inside a buffer.
+    pub fn word(&self, addr: u32) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.read(addr, &mut b).ok()?;
+        Some(u32::from_le_bytes(b))
+    }
+
+    /// Name and base of the buffer holding `addr`.
+    pub fn buffer_at(&self, addr: u32) -> Option<(&str, u32)> {
+        let i = self.buffers.partition_point(|b| b.base <= addr).checked_sub(1)?;
+        let b = &self.buffers[i];
+        (addr - b.base < b.len).then(|| (&*b.name, b.base))
+    }
+}
+
+/// One block's shared memory, allocated on first use.
+#[derive(Debug, Clone, Default)]
+pub struct SharedMemory {
+    bytes: Vec<u8>,
+    size: u32,
+}
+
+impl SharedMemory {
+    pub fn new(size: u32) -> Self {
+        SharedMemory {
+            bytes: Vec::new(),
+            size,
+        }
+    }
+
+    fn check(&self, addr: u32, size: u32) -> Result<usize, FaultKind> {
+        if !addr.is_multiple_of(size) {
+            return Err(FaultKind::Misaligned);
+        }
+        if u64::from(addr) + u64::from(size) > u64::from(self.size) {
+            return Err(FaultKind::SharedOutOfBounds);
+        }
+        Ok(addr as usize)
+    }
+
+    pub fn read(&self, addr: u32, out: &mut [u8]) -> Result<(), FaultKind> {
+        let a = self.check(addr, out.len() as u32)?;
+        match self.bytes.get(a..a + out.len()) {
+            Some(src) => out.copy_from_slice(src),
+            None => out.fill(0),
+        }
+        Ok(())
+    }
+
+    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), FaultKind> {
+        let a = self.check(addr, data.len() as u32)?;
+        if self.bytes.is_empty() {
+            self.bytes = vec![0; self.size as usize];
+        }
+        self.bytes[a..a + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// How one warp-wide global access maps onto sectors and lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Coalescing {
+    pub sectors: u32,
+    pub lines: u32,
+    /// Distinct bytes requested.
+    pub requested_bytes: u32,
+}
+
+/// Groups lane accesses `(address, size)` into 32-byte sectors and 128-byte
+/// lines. Accesses are naturally aligned, so each lies in one sector.
+pub fn coalesce(accesses: &mut [(u32, u32)]) -> Coalescing {
+    if accesses.is_empty() {
+        return Coalescing::default();
+    }
+    accesses.sort_unstable();
+    let mut c = Coalescing::default();
+    let mut last_sector = u32::MAX;
+    let mut last_line = u32::MAX;
+    let mut covered_to: u64 = 0;
+    for &(addr, size) in accesses.iter() {
+        let sector = addr / SECTOR;
+        if sector != last_sector {
+            c.sectors += 1;
+            last_sector = sector;
+        }
+        let line = addr / LINE;
+        if line != last_line {
+            c.lines += 1;
+            last_line = line;
+        }
+        let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(size));
+        if end > covered_to {
+            c.requested_bytes += (end - start.max(covered_to)) as u32;
+            covered_to = end;
+        }
+    }
+    c
+}
+
+/// The worst bank's number of distinct 4-byte words: the passes a shared
+/// access takes (1 = conflict free; the same word is a broadcast).
+pub fn bank_passes(accesses: &[(u32, u32)], banks: u32, scratch: &mut Vec<(u32, u32)>) -> u32 {
+    scratch.clear();
+    for &(addr, size) in accesses {
+        let first = addr / 4;
+        for w in first..first + size.div_ceil(4) {
+            scratch.push((w % banks, w));
+        }
+    }
+    if scratch.is_empty() {
+        return 0;
+    }
+    scratch.sort_unstable();
+    scratch.dedup();
+    let mut worst = 0;
+    let mut run = 0;
+    let mut bank = u32::MAX;
+    for &(b, _) in scratch.iter() {
+        if b == bank {
+            run += 1;
+        } else {
+            bank = b;
+            run = 1;
+        }
+        worst = worst.max(run);
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ElemType;
+
+    #[test]
+    fn sixteen_consecutive_words_in_one_line_are_one_transaction() {
+        // 16 lanes x 4 bytes from 0x100000: 64 bytes, two sectors, one line.
+        let mut a: Vec<(u32, u32)> = (0..16).map(|l| (0x10_0000 + 4 * l, 4)).collect();
+        let c = coalesce(&mut a);
+        assert_eq!((c.sectors, c.lines, c.requested_bytes), (2, 1, 64));
+    }
+
+    #[test]
+    fn sixteen_lanes_in_sixteen_lines_are_sixteen_transactions() {
+        let mut a: Vec<(u32, u32)> = (0..16).map(|l| (0x10_0000 + 128 * l, 4)).collect();
+        let c = coalesce(&mut a);
+        assert_eq!((c.sectors, c.lines, c.requested_bytes), (16, 16, 64));
+    }
+
+    #[test]
+    fn a_broadcast_requests_four_bytes() {
+        let mut a: Vec<(u32, u32)> = (0..32).map(|_| (0x10_0040, 4)).collect();
+        let c = coalesce(&mut a);
+        assert_eq!((c.sectors, c.lines, c.requested_bytes), (1, 1, 4));
+    }
+
+    #[test]
+    fn bank_conflict_degrees() {
+        let mut s = Vec::new();
+        // Stride 1 word: every lane its own bank.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (4 * l, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 1);
+        // Stride 2 words: lanes l and l+16 share a bank -> 2 passes.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (8 * l, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 2);
+        // Stride 8 words: 32 lanes over 4 banks, 8 distinct words each -> 8.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (32 * l, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 8);
+        // Stride 32 words: all in bank 0 -> 32 passes.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (128 * l, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 32);
+        // Same word everywhere: broadcast, one pass.
+        let a: Vec<(u32, u32)> = (0..32).map(|_| (64, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 1);
+        // 64-bit contiguous: 64 words over 32 banks -> 2 passes.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (8 * l, 8)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 2);
+    }
+
+    #[test]
+    fn faults_and_copy_on_write_pages() {
+        let spec = BufferSpec {
+            name: "data".into(),
+            ty: ElemType::U32,
+            len: 2048,
+            base: 0x10_0000,
+            init: (0..2048u32).flat_map(|i| i.to_le_bytes()).collect(),
+        };
+        let mut g = GlobalMemory::new(&[spec]);
+        let snapshot = g.clone();
+        assert_eq!(g.word(0x10_0000 + 4 * 1500), Some(1500));
+        g.write(0x10_0000 + 4 * 1500, &7u32.to_le_bytes()).unwrap();
+        assert_eq!(g.word(0x10_0000 + 4 * 1500), Some(7));
+        assert_eq!(snapshot.word(0x10_0000 + 4 * 1500), Some(1500));
+        let mut b = [0u8; 4];
+        assert_eq!(g.read(0x10_0000 + 8192, &mut b), Err(FaultKind::OutOfBounds));
+        assert_eq!(g.read(0x10_0002, &mut b), Err(FaultKind::Misaligned));
+        assert_eq!(g.read(0x0, &mut b), Err(FaultKind::OutOfBounds));
+        let mut s = SharedMemory::new(64);
+        assert_eq!(s.write(64, &[0; 4]), Err(FaultKind::SharedOutOfBounds));
+        s.write(60, &9u32.to_le_bytes()).unwrap();
+        s.read(60, &mut b).unwrap();
+        assert_eq!(u32::from_le_bytes(b), 9);
+    }
+}

@@ -1,0 +1,242 @@
+//! A streaming multiprocessor: warp slots, resident blocks, warp
+//! schedulers and the event wheel that wakes stalled warps.
+
+use super::memory::SharedMemory;
+use super::warp::Warp;
+use crate::scenario::Policy;
+
+/// Cycles the wheel can look ahead; a later wake is split into re-checks.
+pub const WHEEL: u64 = 1024;
+
+/// A timing wheel of warp-slot masks: slot `t % WHEEL` holds the warps to
+/// re-evaluate at cycle `t`. An occupancy bitmap finds the next busy slot
+/// quickly when the whole SM is idle.
+#[derive(Debug, Clone)]
+pub struct Wheel {
+    slots: Vec<u64>,
+    occupied: Vec<u64>,
+}
+
+impl Default for Wheel {
+    fn default() -> Self {
+        Wheel {
+            slots: vec![0; WHEEL as usize],
+            occupied: vec![0; WHEEL as usize / 64],
+        }
+    }
+}
+
+impl Wheel {
+    /// Schedules warp slot `slot` at cycle `when` (`now < when`), clamped to
+    /// the horizon. Returns the cycle actually scheduled.
+    pub fn schedule(&mut self, now: u64, when: u64, slot: u32) -> u64 {
+        let when = when.min(now + WHEEL - 1).max(now);
+        let i = (when % WHEEL) as usize;
+        self.slots[i] |= 1 << slot;
+        self.occupied[i / 64] |= 1 << (i % 64);
+        when
+    }
+
+    /// Takes the warps due at cycle `t`.
+    pub fn take(&mut self, t: u64) -> u64 {
+        let i = (t % WHEEL) as usize;
+        let m = self.slots[i];
+        if m != 0 {
+            self.slots[i] = 0;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        }
+        m
+    }
+
+    /// The first cycle at or after `t` with something scheduled.
+    pub fn next_due(&self, t: u64) -> Option<u64> {
+        let start = (t % WHEEL) as usize;
+        let words = self.occupied.len();
+        for k in 0..=words {
+            let w = (start / 64 + k) % words;
+            let mut bits = self.occupied[w];
+            if k == 0 {
+                bits &= u64::MAX << (start % 64);
+            } else if k == words {
+                bits &= !(u64::MAX << (start % 64));
+            }
+            if bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                let dist = (i + WHEEL as usize - start) % WHEEL as usize;
+                return Some(t + dist as u64);
+            }
+        }
+        None
+    }
+}
+
+/// A block resident on an SM.
+#[derive(Debug, Clone)]
+pub struct ResidentBlock {
+    pub id: u32,
+    /// Warp slots it occupies.
+    pub slots: u64,
+    pub shared: SharedMemory,
+}
+
+/// One warp scheduler's state.
+#[derive(Debug, Clone, Default)]
+pub struct SchedState {
+    /// Slot issued last (loose round robin starts after it).
+    pub last: Option<u32>,
+    /// The warp greedy-then-oldest sticks to.
+    pub greedy: Option<u32>,
+    /// The MUFU pipe accepts the next instruction from this cycle.
+    pub sfu_free: u64,
+}
+
+/// One SM.
+#[derive(Debug, Clone)]
+pub struct Sm {
+    pub id: u32,
+    pub slots: Vec<Option<Warp>>,
+    pub blocks: Vec<ResidentBlock>,
+    /// Warps that can issue now, by slot.
+    pub eligible: u64,
+    /// Slots belonging to each scheduler.
+    pub sched_mask: Vec<u64>,
+    pub sched: Vec<SchedState>,
+    /// Resident slots, oldest first.
+    pub age_order: Vec<u32>,
+    pub wheel: Wheel,
+    /// Last cycle the shared-memory pipe accepted an instruction.
+    pub lsu_busy: Option<u64>,
+}
+
+impl Sm {
+    pub fn new(id: u32, slots: u32, schedulers: u32) -> Self {
+        let mut sched_mask = vec![0u64; schedulers as usize];
+        for s in 0..slots {
+            sched_mask[(s % schedulers) as usize] |= 1 << s;
+        }
+        Sm {
+            id,
+            slots: vec![None; slots as usize],
+            blocks: Vec::new(),
+            eligible: 0,
+            sched_mask,
+            sched: vec![SchedState::default(); schedulers as usize],
+            age_order: Vec::new(),
+            wheel: Wheel::default(),
+            lsu_busy: None,
+        }
+    }
+
+    /// Free warp slots.
+    pub fn free_slots(&self) -> u64 {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.is_none())
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    /// The scheduler's candidates in the order its policy considers them.
+    pub fn policy_order(&self, s: usize, policy: Policy) -> Vec<u32> {
+        let mask = self.sched_mask[s];
+        let resident: Vec<u32> = self
+            .age_order
+            .iter()
+            .copied()
+            .filter(|&slot| mask >> slot & 1 != 0)
+            .collect();
+        match policy {
+            Policy::Lrr => {
+                let mut v: Vec<u32> = (0..self.slots.len() as u32)
+                    .filter(|&slot| mask >> slot & 1 != 0 && self.slots[slot as usize].is_some())
+                    .collect();
+                if let Some(last) = self.sched[s].last {
+                    let k = v.iter().position(|&x| x > last).unwrap_or(0);
+                    v.rotate_left(k);
+                }
+                v
+            }
+            Policy::Gto => {
+                let mut v = resident;
+                if let Some(g) = self.sched[s].greedy
+                    && let Some(k) = v.iter().position(|&x| x == g)
+                {
+                    let g = v.remove(k);
+                    v.insert(0, g);
+                }
+                v
+            }
+        }
+    }
+
+    /// Picks the warp scheduler `s` issues from among `cand` (eligible
+    /// warps of that scheduler), per policy.
+    pub fn select(&self, s: usize, policy: Policy, cand: u64) -> Option<u32> {
+        if cand == 0 {
+            return None;
+        }
+        let st = &self.sched[s];
+        match policy {
+            Policy::Lrr => {
+                let above = match st.last {
+                    Some(l) => cand & u64::MAX.checked_shl(l + 1).unwrap_or(0),
+                    None => cand,
+                };
+                let pick = if above != 0 { above } else { cand };
+                Some(pick.trailing_zeros())
+            }
+            Policy::Gto => {
+                if let Some(g) = st.greedy
+                    && cand >> g & 1 != 0
+                    && self.slots[g as usize]
+                        .as_ref()
+                        .is_some_and(|w| !w.yielded)
+                {
+                    return Some(g);
+                }
+                self.age_order
+                    .iter()
+                    .copied()
+                    .find(|&slot| cand >> slot & 1 != 0 && Some(slot) != st.greedy)
+                    .or(st.greedy.filter(|&g| cand >> g & 1 != 0))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wheel_schedules_takes_and_finds_the_next() {
+        let mut w = Wheel::default();
+        assert_eq!(w.schedule(10, 15, 3), 15);
+        assert_eq!(w.schedule(10, 5000, 4), 10 + WHEEL - 1);
+        assert_eq!(w.next_due(10), Some(15));
+        assert_eq!(w.take(15), 1 << 3);
+        assert_eq!(w.next_due(16), Some(10 + WHEEL - 1));
+        assert_eq!(w.take(10 + WHEEL - 1), 1 << 4);
+        assert_eq!(w.next_due(16), None);
+        // Wrapping around the end of the wheel.
+        w.schedule(1000, 1030, 1);
+        assert_eq!(w.next_due(1001), Some(1030));
+    }
+
+    #[test]
+    fn loose_round_robin_starts_after_the_last_issued() {
+        let mut sm = Sm::new(0, 8, 1);
+        sm.sched[0].last = Some(2);
+        assert_eq!(sm.select(0, Policy::Lrr, 0b1000_0101), Some(7));
+        sm.sched[0].last = Some(7);
+        assert_eq!(sm.select(0, Policy::Lrr, 0b1000_0101), Some(0));
+        sm.sched[0].last = Some(63);
+        assert_eq!(sm.select(0, Policy::Lrr, 0b100), Some(2));
+    }
+
+    #[test]
+    fn schedulers_own_every_sth_slot() {
+        let sm = Sm::new(0, 8, 4);
+        assert_eq!(sm.sched_mask, vec![0x11, 0x22, 0x44, 0x88]);
+    }
+}

@@ -1,0 +1,219 @@
+//! Counters: what model.md defines, per warp, per pc and in total.
+
+/// Why a resident warp did or did not issue in a cycle, as Nsight Compute
+/// names its warp states. Every resident warp is in exactly one per cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// Issued this cycle.
+    Selected,
+    /// Eligible, but the scheduler picked another warp.
+    NotSelected,
+    /// Waiting out the previous instruction's static stall count.
+    Wait,
+    /// Waiting on a scoreboard set by a global-memory producer.
+    LongScoreboard,
+    /// Waiting on a scoreboard set by an on-SM producer (MUFU, LDS, SHFL).
+    ShortScoreboard,
+    /// Waiting at a block barrier (`BAR.SYNC`).
+    Barrier,
+    /// Waiting for a taken branch to resolve (`latency.branch`).
+    BranchResolving,
+    /// The MUFU pipe is busy with another warp's instruction.
+    MathPipeThrottle,
+    /// Selected, but the shared memory pipe was taken by another scheduler.
+    DispatchStall,
+    /// `its`: every group waits at `BSYNC` or `WARPSYNC`.
+    ConvergenceBarrier,
+    /// Exited, waiting for its block's other warps to finish.
+    Exited,
+}
+
+impl Reason {
+    pub const COUNT: usize = 11;
+    pub const ALL: [Reason; Reason::COUNT] = [
+        Reason::Selected,
+        Reason::NotSelected,
+        Reason::Wait,
+        Reason::LongScoreboard,
+        Reason::ShortScoreboard,
+        Reason::Barrier,
+        Reason::BranchResolving,
+        Reason::MathPipeThrottle,
+        Reason::DispatchStall,
+        Reason::ConvergenceBarrier,
+        Reason::Exited,
+    ];
+
+    /// The report key, as Nsight Compute spells the reason.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Selected => "selected",
+            Reason::NotSelected => "not_selected",
+            Reason::Wait => "wait",
+            Reason::LongScoreboard => "long_scoreboard",
+            Reason::ShortScoreboard => "short_scoreboard",
+            Reason::Barrier => "barrier",
+            Reason::BranchResolving => "branch_resolving",
+            Reason::MathPipeThrottle => "math_pipe_throttle",
+            Reason::DispatchStall => "dispatch_stall",
+            Reason::ConvergenceBarrier => "convergence_barrier",
+            Reason::Exited => "exited",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Warp-cycles per reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReasonCounts(pub [u64; Reason::COUNT]);
+
+impl ReasonCounts {
+    pub fn add(&mut self, r: Reason, n: u64) {
+        self.0[r.index()] += n;
+    }
+
+    pub fn get(&self, r: Reason) -> u64 {
+        self.0[r.index()]
+    }
+
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    pub fn merge(&mut self, other: &ReasonCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
+/// Where the lane-slots of issued instructions went: `W * issued` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LaneSlots {
+    /// Lanes that did useful work (active and predicated on).
+    pub predicated_on: u64,
+    /// Active lanes whose guard predicate was false.
+    pub predicated_off: u64,
+    /// Launched, live lanes parked by divergence (not in the active mask).
+    pub divergence: u64,
+    /// Lanes that already exited (or faulted).
+    pub exited: u64,
+    /// The tail of a partial warp: never launched.
+    pub never_launched: u64,
+}
+
+impl LaneSlots {
+    pub fn merge(&mut self, o: &LaneSlots) {
+        self.predicated_on += o.predicated_on;
+        self.predicated_off += o.predicated_off;
+        self.divergence += o.divergence;
+        self.exited += o.exited;
+        self.never_launched += o.never_launched;
+    }
+}
+
+/// The execution counters of model.md for one warp or a whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    /// `I`: warp instructions issued.
+    pub issued: u64,
+    /// `sum A_j`: active lanes per issued instruction.
+    pub thread_inst_executed: u64,
+    /// `sum P_j`: predicated-on lanes per issued instruction.
+    pub thread_inst_executed_pred_on: u64,
+    /// BRA and BREAK instructions issued.
+    pub branches: u64,
+    /// Branches whose active lanes did not all go the same way.
+    pub divergent_branches: u64,
+    pub lane_slots: LaneSlots,
+    /// Warp-cycles per reason (the true cause).
+    pub stalls: ReasonCounts,
+    /// Warp-cycles per reason as a profiler would label them (scoreboard
+    /// stalls classified by the scoreboard's latest setter).
+    pub stalls_profiled: ReasonCounts,
+    /// Warp-cycles in which the profiler's label differs from the cause.
+    pub mislabeled_cycles: u64,
+}
+
+impl Counters {
+    pub fn merge(&mut self, o: &Counters) {
+        self.issued += o.issued;
+        self.thread_inst_executed += o.thread_inst_executed;
+        self.thread_inst_executed_pred_on += o.thread_inst_executed_pred_on;
+        self.branches += o.branches;
+        self.divergent_branches += o.divergent_branches;
+        self.lane_slots.merge(&o.lane_slots);
+        self.stalls.merge(&o.stalls);
+        self.stalls_profiled.merge(&o.stalls_profiled);
+        self.mislabeled_cycles += o.mislabeled_cycles;
+    }
+
+    /// SIMD efficiency `sum P_j / (W * I)`; `None` before anything issued.
+    pub fn simd_efficiency(&self, width: u32) -> Option<f64> {
+        ratio(self.thread_inst_executed_pred_on, u64::from(width) * self.issued)
+    }
+
+    /// Active-lane efficiency `sum A_j / (W * I)`.
+    pub fn active_lane_efficiency(&self, width: u32) -> Option<f64> {
+        ratio(self.thread_inst_executed, u64::from(width) * self.issued)
+    }
+
+    /// Average threads per instruction `sum A_j / I`.
+    pub fn avg_threads_per_inst(&self) -> Option<f64> {
+        ratio(self.thread_inst_executed, self.issued)
+    }
+
+    /// Branch efficiency `(branches - divergent) / branches`; `None`
+    /// without branches.
+    pub fn branch_efficiency(&self) -> Option<f64> {
+        ratio(self.branches - self.divergent_branches, self.branches)
+    }
+
+}
+
+/// `num / den`, or `None` when `den` is zero.
+pub fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den != 0).then(|| num as f64 / den as f64)
+}
+
+/// Counters of one static instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PcCounters {
+    /// Warp-level executions (issues).
+    pub executions: u64,
+    pub thread_inst_executed: u64,
+    pub thread_inst_executed_pred_on: u64,
+    /// Warp-cycles warps spent with this as their next instruction, by reason.
+    pub stalls: ReasonCounts,
+}
+
+/// Memory system counters (model.md, "Memory").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryCounters {
+    /// LDG/STG instructions with at least one lane on.
+    pub global_requests: u64,
+    /// Distinct 32-byte sectors touched, summed over requests.
+    pub global_sectors: u64,
+    /// Distinct 128-byte lines touched (transactions), summed over requests.
+    pub global_transactions: u64,
+    /// Sectors a fully coalesced access of the same bytes would touch.
+    pub ideal_sectors: u64,
+    /// Distinct bytes the lanes asked for, summed over requests.
+    pub requested_bytes: u64,
+    /// `global_sectors * 32`.
+    pub transferred_bytes: u64,
+    /// LDS/STS instructions with at least one lane on.
+    pub shared_requests: u64,
+    /// Extra passes caused by bank conflicts (worst bank's distinct words
+    /// minus one, summed over requests).
+    pub shared_bank_conflicts: u64,
+}
+
+impl MemoryCounters {
+    pub fn transaction_efficiency(&self) -> Option<f64> {
+        ratio(self.requested_bytes, self.transferred_bytes)
+    }
+}

@@ -1,0 +1,289 @@
+//! Engine tests: every expected number is worked out by hand from model.md
+//! and the control codes the assembler derives (alu latency 4 unless said).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::stats::Reason;
+use super::*;
+use crate::asm::assemble;
+use crate::scenario::{
+    BufferSpec, Convergence as Model, ElemType, LaunchSpec, MachineSpec, Origin, Scenario,
+};
+
+pub(crate) fn scenario_with(
+    program: &str,
+    machine: impl FnOnce(&mut MachineSpec),
+    launch: LaunchSpec,
+    buffers: Vec<BufferSpec>,
+) -> Arc<Scenario> {
+    let mut m = MachineSpec::default();
+    machine(&mut m);
+    let prog = match assemble(program, m.latency.alu) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let mut constants = BTreeMap::new();
+    constants.insert(0x0, launch.block_dim);
+    constants.insert(0x4, 1);
+    constants.insert(0x8, 1);
+    constants.insert(0xc, launch.blocks);
+    if let Some(b) = buffers.first() {
+        constants.insert(0x160, b.base);
+    }
+    Arc::new(Scenario {
+        origin: Origin::Builtin("test".into()),
+        source: String::new(),
+        version: 1,
+        name: "test".into(),
+        description: String::new(),
+        machine: m,
+        launch,
+        constants,
+        buffers,
+        inputs: Vec::new(),
+        program_text: program.into(),
+        program: prog,
+        program_line: 1,
+        program_indent: 0,
+        expect: Vec::new(),
+    })
+}
+
+pub(crate) fn one_warp() -> LaunchSpec {
+    LaunchSpec {
+        blocks: 1,
+        block_dim: 32,
+        shared_bytes: 49152,
+    }
+}
+
+pub(crate) fn words(name: &str, len: u32, f: impl Fn(u32) -> u32) -> BufferSpec {
+    BufferSpec {
+        name: name.into(),
+        ty: ElemType::U32,
+        len,
+        base: 0x10_0000,
+        init: (0..len).flat_map(|i| f(i).to_le_bytes()).collect(),
+    }
+}
+
+fn run(sc: Arc<Scenario>) -> Machine {
+    let mut m = Machine::new(sc).expect("links");
+    m.run().expect("runs");
+    m
+}
+
+fn close(a: Option<f64>, b: f64) {
+    let a = a.expect("defined");
+    assert!((a - b).abs() < 1e-9, "{a} != {b}");
+}
+
+const PREDICATED: &str = "
+    S2R R0, SR_LANEID
+    ISETP.LT.AND P0, PT, R0, 16, PT
+    @P0 FADD R1, R1, 1.0
+    @!P0 FADD R1, R1, 2.0
+    EXIT
+";
+
+#[test]
+fn predicated_if_else_counts_and_cycles() {
+    let m = run(scenario_with(PREDICATED, |_| {}, one_warp(), vec![]));
+    let c = m.totals();
+    assert_eq!(c.issued, 5);
+    // 32 + 32 + 16 + 16 + 32 predicated-on lanes over 5 x 32 slots.
+    assert_eq!(c.thread_inst_executed_pred_on, 128);
+    assert_eq!(c.thread_inst_executed, 160);
+    close(c.simd_efficiency(32), 0.8);
+    close(c.active_lane_efficiency(32), 1.0);
+    assert_eq!(c.branch_efficiency(), None);
+    // Issue at 0, 4 (R0), 8 (P0), 12 (R1), 13: 14 cycles.
+    assert_eq!(m.cycle(), 14);
+    assert_eq!(c.stalls.get(Reason::Selected), 5);
+    assert_eq!(c.stalls.get(Reason::Wait), 9);
+    assert_eq!(c.stalls.total(), 14);
+    assert_eq!(c.lane_slots.predicated_off, 32);
+}
+
+const BRANCHY: &str = "
+    S2R R0, SR_LANEID
+    ISETP.LT.AND P0, PT, R0, 16, PT
+    @P0 BRA else_
+    FADD R1, R1, 1.0
+    BRA join
+else_:
+    FADD R1, R1, 2.0
+join:
+    EXIT
+";
+
+#[test]
+fn branch_if_else_on_the_stack() {
+    let m = run(scenario_with(BRANCHY, |_| {}, one_warp(), vec![]));
+    let c = m.totals();
+    // S2R, ISETP, BRA (32 active), else (16), then (16), BRA join (16), EXIT.
+    assert_eq!(c.issued, 7);
+    assert_eq!(c.thread_inst_executed, 176);
+    // The conditional BRA has 16 lanes on; the unconditional one 16.
+    assert_eq!(c.thread_inst_executed_pred_on, 160);
+    close(c.simd_efficiency(32), 160.0 / 224.0);
+    assert_eq!((c.branches, c.divergent_branches), (2, 1));
+    close(c.branch_efficiency(), 0.5);
+    // 0 S2R(S4) 4 ISETP(S4) 8 BRA(S1) 9 else FADD(S4: drains R1)
+    // 13 FADD(S1) 14 BRA(S3: drains R1) 17 EXIT -> 18 cycles.
+    assert_eq!(m.cycle(), 18);
+    assert_eq!(c.lane_slots.divergence, 16 * 3);
+    let pcs = m.pc_counters();
+    assert_eq!(pcs[5].executions, 1);
+    assert_eq!(pcs[5].thread_inst_executed, 16);
+    assert_eq!(pcs[6].thread_inst_executed, 32);
+}
+
+const LOAD_USE: &str = "
+    MOV R10, c[0x0][0x160]
+    S2R R0, SR_LANEID
+    IMAD R2, R0, 4, R10
+    LDG.E R3, [R2]
+    IMAD R4, R3, 2, RZ
+    STG.E [R2], R4
+    EXIT
+";
+
+#[test]
+fn load_then_dependent_use_takes_the_global_latency() {
+    let m = run(scenario_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]));
+    // MOV 0 (S1), S2R 1 (S4), IMAD 5 (S4), LDG 9 (S1, W0), IMAD waits on
+    // SB0 until 9 + 400 = 409 (S4), STG 413 (S1), EXIT 414: 415 cycles.
+    assert_eq!(m.cycle(), 415);
+    let c = m.totals();
+    assert_eq!(c.stalls.get(Reason::LongScoreboard), 399);
+    // S2R, the first IMAD and the second IMAD each stall 4: 3 x 3 cycles.
+    assert_eq!(c.stalls.get(Reason::Wait), 9);
+    assert_eq!(c.stalls.get(Reason::Selected), 7);
+    assert_eq!(c.stalls.total(), 415);
+    let mem = m.memory_counters();
+    assert_eq!(mem.global_requests, 2);
+    // 128 contiguous bytes, 128-aligned: 4 sectors, 1 line per request.
+    assert_eq!((mem.global_sectors, mem.global_transactions), (8, 2));
+    assert_eq!((mem.requested_bytes, mem.transferred_bytes), (256, 256));
+    let data = m.global().buffer("data").expect("buffer");
+    for i in 0..32u32 {
+        let v = u32::from_le_bytes(data[4 * i as usize..4 * i as usize + 4].try_into().unwrap());
+        assert_eq!(v, 2 * i);
+    }
+}
+
+#[test]
+fn consumer_of_two_loads_on_one_scoreboard_waits_for_the_later() {
+    let text = "
+        [B------:R-:W-:-:S04] MOV R2, 0x100000
+        [B------:R-:W2:-:S01] LDG.E R3, [R2]
+        [B------:R-:W2:-:S01] LDG.E R5, [R2+0x80]
+        [B--2---:R-:W-:-:S04] IADD3 R6, R3, R5, RZ
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 64, |i| i)]));
+    // LDGs issue at 4 and 5; the second completes at 405: IADD3 at 405,
+    // EXIT at 409, 410 cycles.
+    assert_eq!(m.cycle(), 410);
+    let pcs = m.pc_counters();
+    assert_eq!(pcs[3].stalls.get(Reason::LongScoreboard), 405 - 6);
+    assert!(m.hazards().is_empty());
+}
+
+#[test]
+fn wrong_control_codes_are_reported_as_hazards() {
+    // The consumer does not wait for the load: a read-after-write hazard.
+    let text = "
+        [B------:R-:W-:-:S04] MOV R2, 0x100000
+        [B------:R-:W2:-:S01] LDG.E R3, [R2]
+        [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 32, |i| i)]));
+    assert_eq!(m.cycle(), 7);
+    let h = &m.hazards()[0];
+    assert_eq!(h.kind, HazardKind::ReadAfterWrite);
+    assert_eq!(h.register, "R3");
+    assert_eq!(h.pc, 2);
+    // Issued at 5, the load lands at 4 + 400.
+    assert_eq!(h.early_by, 399);
+}
+
+#[test]
+fn out_of_bounds_lanes_fault_and_the_rest_continue() {
+    let text = "
+        S2R R0, SR_LANEID
+        IMAD R2, R0, 4, c[0x0][0x160]
+        LDG.E R3, [R2]
+        IADD3 R4, R3, 1, RZ
+        EXIT
+    ";
+    // 24 words: lanes 24..31 read past the end.
+    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 24, |i| i)]));
+    assert_eq!(m.faults().len(), 8);
+    let f = &m.faults()[0];
+    assert_eq!((f.warp, f.lane, f.pc, f.address), (0, 24, 2, 0x10_0000 + 96));
+    assert_eq!(f.kind, FaultKind::OutOfBounds);
+    let c = m.totals();
+    // After the fault, 24 lanes remain: IADD3 and EXIT run with 24.
+    assert_eq!(c.thread_inst_executed, 32 * 3 + 24 * 2);
+    assert_eq!(c.lane_slots.exited, 16);
+}
+
+#[test]
+fn partial_warp_lanes_are_never_launched() {
+    let launch = LaunchSpec {
+        blocks: 1,
+        block_dim: 20,
+        shared_bytes: 0,
+    };
+    let m = run(scenario_with(PREDICATED, |_| {}, launch, vec![]));
+    let c = m.totals();
+    // 20 live lanes: S2R, ISETP, EXIT 20 on; @P0 16 on; @!P0 4 on.
+    assert_eq!(c.thread_inst_executed, 100);
+    assert_eq!(c.thread_inst_executed_pred_on, 20 * 3 + 16 + 4);
+    assert_eq!(c.lane_slots.never_launched, 12 * 5);
+    close(c.simd_efficiency(32), 80.0 / 160.0);
+}
+
+#[test]
+fn every_resident_cycle_has_exactly_one_reason() {
+    let launch = LaunchSpec {
+        blocks: 6,
+        block_dim: 96,
+        shared_bytes: 0,
+    };
+    let sc = scenario_with(
+        LOAD_USE,
+        |m| {
+            m.max_warps_per_sm = 8;
+            m.schedulers = 2;
+        },
+        launch,
+        vec![words("data", 6 * 96, |i| i)],
+    );
+    let m = run(sc);
+    let recs = m.warp_records();
+    assert_eq!(recs.len(), 18);
+    let total: u64 = recs.iter().map(|r| r.counters.stalls.total()).sum();
+    assert_eq!(m.totals().stalls.total(), total);
+    // Each warp is resident from its block's dispatch to its block's end;
+    // with 8 slots and 3 warps a block, two blocks are resident at a time.
+    assert!(total > 0);
+    for r in &recs {
+        assert_eq!(r.counters.stalls.get(Reason::Selected), 7);
+    }
+}
+
+#[test]
+fn its_splits_and_merges_by_pc() {
+    let m = run(scenario_with(BRANCHY, |m| m.convergence = Model::Its, one_warp(), vec![]));
+    let c = m.totals();
+    // Without BSSY/BSYNC the groups only meet if they reach a pc together:
+    // sticky runs the taken group (else, then EXIT) to the end, then the
+    // other group (then, BRA join, EXIT).
+    assert_eq!(c.issued, 3 + 2 + 3);
+    assert_eq!(c.thread_inst_executed, 32 * 3 + 16 * 5);
+}

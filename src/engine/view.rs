@@ -1,0 +1,295 @@
+//! Read-only views of the machine for frontends (the TUI, the report).
+//!
+//! Everything here is computed from the state without changing it: the
+//! status shown for a warp is what it would be evaluated as in the cycle
+//! about to be simulated.
+
+use super::convergence::{Convergence, StackEntry};
+use super::scoreboard::Producer;
+use super::stats::{Counters, Reason};
+use super::warp::Warp;
+use super::{Machine, Readiness, readiness};
+use crate::asm::ir::SCOREBOARDS;
+
+/// One lane's state, for the mask grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneState {
+    /// Active in the next issue and its guard holds.
+    On,
+    /// Active in the next issue, guard false.
+    PredOff,
+    /// Live but not in the next issue's mask (divergence, or waiting).
+    Parked,
+    Exited,
+    NeverLaunched,
+    Faulted,
+}
+
+/// A group of an `its` warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupView {
+    pub pc: u32,
+    pub lanes: u64,
+}
+
+/// A convergence barrier in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarrierView {
+    pub index: u8,
+    pub participants: u64,
+    pub arrived: u64,
+    pub target: u32,
+}
+
+/// The next instruction's readiness as a scheduler sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpStatus {
+    Eligible,
+    Stalled {
+        reason: Reason,
+        /// What a profiler would call it (differs for recycled scoreboards).
+        labelled: Reason,
+        /// Cycles until it may change (`None`: until another warp acts).
+        cycles_left: Option<u64>,
+    },
+    Exited,
+}
+
+/// One scoreboard's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoreboardView {
+    pub index: u8,
+    pub pending: u32,
+    /// The producer completing last.
+    pub producer: Option<Producer>,
+    pub cycles_left: u64,
+}
+
+/// Everything the panes show about one resident warp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarpView {
+    pub warp: u32,
+    pub block: u32,
+    pub sm: u32,
+    pub slot: u32,
+    pub scheduler: u32,
+    pub width: u32,
+    /// The pc the warp would issue next (`its`: the chosen group's).
+    pub pc: Option<u32>,
+    /// The lanes that would issue.
+    pub active: u64,
+    pub launched: u64,
+    pub exited: u64,
+    pub faulted: u64,
+    pub lanes: Vec<LaneState>,
+    pub stack: Vec<StackEntry>,
+    pub groups: Vec<GroupView>,
+    pub barriers: Vec<BarrierView>,
+    /// Lanes waiting at a convergence barrier, WARPSYNC or block barrier.
+    pub waiting: u64,
+    pub status: WarpStatus,
+    pub scoreboards: Vec<ScoreboardView>,
+    /// Scoreboards the next instruction waits on that are still pending.
+    pub blocking_scoreboards: u8,
+    pub counters: Counters,
+}
+
+/// One line of a scheduler's ready queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueEntry {
+    pub slot: u32,
+    pub warp: u32,
+    pub status: WarpStatus,
+    /// It issued in the last simulated cycle.
+    pub issued_last: bool,
+    /// The policy would pick it in the next cycle.
+    pub next: bool,
+}
+
+impl Machine {
+    fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
+        let t = self.cycle;
+        let sfu_free = self
+            .sms
+            .get(sm as usize)
+            .and_then(|s| s.sched.get(w.scheduler as usize))
+            .map_or(0, |st| st.sfu_free);
+        match readiness(
+            &self.code,
+            w,
+            t,
+            sfu_free,
+            self.scenario.machine.group_policy,
+        ) {
+            Readiness::Ready { pc, lanes } => (WarpStatus::Eligible, Some(pc), lanes),
+            Readiness::Blocked {
+                reason,
+                labelled,
+                until,
+                pc,
+            } => (
+                WarpStatus::Stalled {
+                    reason,
+                    labelled,
+                    cycles_left: (until != u64::MAX).then(|| until.saturating_sub(t)),
+                },
+                Some(pc),
+                match &w.conv {
+                    Convergence::Stack(s) => s.active(w.live()).map_or(0, |a| a.1),
+                    Convergence::Its(its) => its
+                        .groups
+                        .iter()
+                        .find(|g| g.0 == pc)
+                        .map_or(0, |g| g.1),
+                },
+            ),
+            Readiness::Done => (WarpStatus::Exited, None, 0),
+        }
+    }
+
+    /// A view of one resident warp.
+    pub fn warp_view(&self, sm: u32, w: &Warp) -> WarpView {
+        let t = self.cycle;
+        let (status, pc, active) = self.status_of(sm, w);
+        let guard = pc
+            .and_then(|p| self.code.get(p as usize))
+            .map_or(w.full(), |d| w.pred_mask(d.instr.guard));
+        let live = w.live();
+        let (stack, groups, barriers, waiting) = match &w.conv {
+            Convergence::Stack(s) => (
+                s.entries.clone(),
+                Vec::new(),
+                Vec::new(),
+                if w.at_bar { live } else { 0 },
+            ),
+            Convergence::Its(its) => (
+                Vec::new(),
+                its.groups
+                    .iter()
+                    .map(|&(pc, lanes)| GroupView { pc, lanes })
+                    .collect(),
+                its.barriers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.participants != 0)
+                    .map(|(i, b)| BarrierView {
+                        index: i as u8,
+                        participants: b.participants,
+                        arrived: b.arrived,
+                        target: b.target,
+                    })
+                    .collect(),
+                its.waiting(live, None),
+            ),
+        };
+        let lanes = (0..w.width)
+            .map(|l| {
+                let bit = 1u64 << l;
+                if w.launched & bit == 0 {
+                    LaneState::NeverLaunched
+                } else if w.faulted & bit != 0 {
+                    LaneState::Faulted
+                } else if w.exited & bit != 0 {
+                    LaneState::Exited
+                } else if active & bit == 0 {
+                    LaneState::Parked
+                } else if guard & bit != 0 {
+                    LaneState::On
+                } else {
+                    LaneState::PredOff
+                }
+            })
+            .collect();
+        let summary = w.sb.summary(t);
+        let scoreboards = (0..SCOREBOARDS)
+            .map(|i| {
+                let (pending, producer) = summary[i];
+                ScoreboardView {
+                    index: i as u8,
+                    pending,
+                    producer,
+                    cycles_left: producer.map_or(0, |p| p.done.saturating_sub(t)),
+                }
+            })
+            .collect();
+        let blocking_scoreboards = pc
+            .and_then(|p| self.code.get(p as usize))
+            .map_or(0, |d| {
+                (0..SCOREBOARDS as u8)
+                    .filter(|&i| d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0)
+                    .fold(0, |m, i| m | 1 << i)
+            });
+        WarpView {
+            warp: w.gid,
+            block: w.block,
+            sm,
+            slot: w.slot,
+            scheduler: w.scheduler,
+            width: w.width,
+            pc,
+            active,
+            launched: w.launched,
+            exited: w.exited,
+            faulted: w.faulted,
+            lanes,
+            stack,
+            groups,
+            barriers,
+            waiting,
+            status,
+            scoreboards,
+            blocking_scoreboards,
+            counters: w.counters_at(t),
+        }
+    }
+
+    /// Views of every resident warp, by SM then slot.
+    pub fn warp_views(&self) -> Vec<WarpView> {
+        self.sms
+            .iter()
+            .flat_map(|sm| {
+                sm.slots
+                    .iter()
+                    .filter_map(Option::as_ref)
+                    .map(move |w| self.warp_view(sm.id, w))
+            })
+            .collect()
+    }
+
+    /// Scheduler `k` of SM `sm`: its warps in the order its policy
+    /// considers them, each with its status for the next cycle.
+    pub fn ready_queue(&self, sm: u32, k: u32) -> Vec<QueueEntry> {
+        let Some(s) = self.sms.get(sm as usize) else {
+            return Vec::new();
+        };
+        let policy = self.scenario.machine.policy;
+        let order = s.policy_order(k as usize, policy);
+        let mut eligible = 0u64;
+        let mut entries: Vec<QueueEntry> = order
+            .iter()
+            .filter_map(|&slot| {
+                let w = s.slots.get(slot as usize)?.as_ref()?;
+                let (status, _, _) = self.status_of(sm, w);
+                if status == WarpStatus::Eligible {
+                    eligible |= 1 << slot;
+                }
+                Some(QueueEntry {
+                    slot,
+                    warp: w.gid,
+                    status,
+                    issued_last: self
+                        .issues
+                        .iter()
+                        .any(|i| i.sm == sm && i.slot == slot && !i.dispatch_stall),
+                    next: false,
+                })
+            })
+            .collect();
+        if let Some(pick) = s.select(k as usize, policy, eligible) {
+            for e in &mut entries {
+                e.next = e.slot == pick;
+            }
+        }
+        entries
+    }
+}

@@ -1,0 +1,149 @@
+//! A warp: its lanes, register file, convergence state, scoreboards and the
+//! timing state the scheduler reads.
+
+use crate::asm::ir::{PredSrc, PT};
+
+use super::convergence::Convergence;
+use super::scoreboard::Scoreboards;
+use super::stats::{Counters, Reason};
+
+/// Where a warp is in its life, for stall accounting: each resident warp is
+/// in one status per cycle, and the time since `since` is charged to it when
+/// the status changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Can issue now.
+    Eligible { since: u64, pc: u32 },
+    /// Cannot issue before `until` (`u64::MAX`: until another warp or lane
+    /// acts). `labelled` is what a profiler would call `reason`.
+    Blocked {
+        reason: Reason,
+        labelled: Reason,
+        since: u64,
+        until: u64,
+        pc: u32,
+    },
+    /// Every lane exited or faulted; resident until its block finishes.
+    Done { since: u64 },
+}
+
+/// One warp's architectural and timing state.
+#[derive(Debug, Clone)]
+pub struct Warp {
+    /// Global warp index (block * warps_per_block + warp in block).
+    pub gid: u32,
+    pub block: u32,
+    /// Warp index within its block.
+    pub in_block: u32,
+    /// Warp slot on its SM.
+    pub slot: u32,
+    pub scheduler: u32,
+    /// Dispatch order, for greedy-then-oldest.
+    pub age: u64,
+    pub width: u32,
+    /// Lanes that hold a thread.
+    pub launched: u64,
+    pub exited: u64,
+    pub faulted: u64,
+    /// Register file, row-major by register: `regs[r * width + lane]`.
+    pub regs: Vec<u32>,
+    /// Predicates P0..P6, one bit per lane.
+    pub preds: [u64; 7],
+    pub conv: Convergence,
+    pub sb: Scoreboards,
+    /// Earliest cycle the next instruction may issue (static stall count).
+    pub stall_until: u64,
+    /// Earliest cycle after a taken branch resolves.
+    pub branch_until: u64,
+    /// The last instruction carried the yield hint.
+    pub yielded: bool,
+    /// Waiting at a block barrier (`stack` model: the whole warp).
+    pub at_bar: bool,
+    pub status: Status,
+    /// Cycle of the pending re-evaluation, if one is scheduled.
+    pub wake_at: u64,
+    pub counters: Counters,
+    pub dispatched_at: u64,
+    /// Per lane and register or predicate: the cycle its latest write
+    /// lands, for hazard checks (empty when not checking).
+    pub ready_at: Vec<u64>,
+    /// Per lane and register: the cycle a store finishes reading it.
+    pub read_until: Vec<u64>,
+}
+
+impl Warp {
+    /// Lanes still running: launched, not exited, not faulted.
+    pub fn live(&self) -> u64 {
+        self.launched & !self.exited & !self.faulted
+    }
+
+    /// Mask of all `width` lanes.
+    pub fn full(&self) -> u64 {
+        lane_mask(self.width)
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.live() == 0
+    }
+
+    /// The lanes for which predicate `p` holds.
+    pub fn pred_mask(&self, p: PredSrc) -> u64 {
+        let v = if p.index == PT {
+            self.full()
+        } else {
+            self.preds[usize::from(p.index)]
+        };
+        if p.negate { !v & self.full() } else { v }
+    }
+
+    /// Register `r` of lane `lane` (`RZ` reads zero).
+    pub fn reg(&self, r: u8, lane: u32) -> u32 {
+        if r == crate::asm::ir::RZ {
+            return 0;
+        }
+        self.regs
+            .get(usize::from(r) * self.width as usize + lane as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The counters including the open accounting interval up to `now`.
+    pub fn counters_at(&self, now: u64) -> Counters {
+        let mut c = self.counters;
+        match self.status {
+            Status::Eligible { since, .. } => {
+                c.stalls.add(Reason::NotSelected, now.saturating_sub(since));
+                c.stalls_profiled
+                    .add(Reason::NotSelected, now.saturating_sub(since));
+            }
+            Status::Blocked {
+                reason,
+                labelled,
+                since,
+                ..
+            } => {
+                let n = now.saturating_sub(since);
+                c.stalls.add(reason, n);
+                c.stalls_profiled.add(labelled, n);
+                if reason != labelled {
+                    c.mislabeled_cycles += n;
+                }
+            }
+            Status::Done { since } => {
+                c.stalls.add(Reason::Exited, now.saturating_sub(since));
+                c.stalls_profiled
+                    .add(Reason::Exited, now.saturating_sub(since));
+            }
+        }
+        c
+    }
+}
+
+/// The mask of lanes `0..width`.
+pub fn lane_mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
