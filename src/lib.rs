@@ -15,3 +15,7 @@ pub mod engine;
 pub mod expr;
 pub mod report;
 pub mod scenario;
+pub mod builtin;
+pub mod cli;
+pub mod record;
+pub mod tui;

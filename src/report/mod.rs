@@ -1,1 +1,359 @@
-//! The headless report.
+//! The headless report: every number of model.md for a run, as JSON (the
+//! contract of format.md) or as a readable table. It is built from the same
+//! [`Machine`] the TUI steps, so both frontends show the same figures.
+
+pub mod compare;
+pub mod expect;
+pub mod keys;
+pub mod text;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::Value;
+
+use crate::engine::Machine;
+use crate::engine::stats::{Counters, Reason, ReasonCounts, ratio};
+use crate::scenario::{Convergence, Policy};
+
+/// Warp-cycles per stall reason, serialised as a map in a fixed order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stalls(pub ReasonCounts);
+
+impl Serialize for Stalls {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(Reason::COUNT))?;
+        for r in Reason::ALL {
+            m.serialize_entry(r.name(), &self.0.get(r))?;
+        }
+        m.end()
+    }
+}
+
+/// Where the lane-slots of issued instructions went.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LaneSlotsReport {
+    pub total: u64,
+    pub predicated_on: u64,
+    pub predicated_off: u64,
+    pub divergence: u64,
+    pub exited: u64,
+    pub never_launched: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MemoryReport {
+    pub global_requests: u64,
+    pub global_sectors: u64,
+    pub global_sectors_ideal: u64,
+    pub global_transactions: u64,
+    pub requested_bytes: u64,
+    pub transferred_bytes: u64,
+    pub transaction_efficiency: Option<f64>,
+    pub shared_requests: u64,
+    pub shared_bank_conflicts: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WarpReport {
+    pub warp: u32,
+    pub block: u32,
+    pub issued: u64,
+    pub thread_inst_executed: u64,
+    pub thread_inst_executed_pred_on: u64,
+    pub simd_efficiency: Option<f64>,
+    pub branches: u64,
+    pub divergent_branches: u64,
+    pub stalls: Stalls,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PcReport {
+    /// SASS-style byte address (16 bytes an instruction).
+    pub pc: u32,
+    /// Line in the scenario file.
+    pub line: u32,
+    pub text: String,
+    /// The control code the run used (written or derived).
+    pub control: String,
+    pub executions: u64,
+    pub thread_inst_executed: u64,
+    pub thread_inst_executed_pred_on: u64,
+    pub stalls: Stalls,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FaultReport {
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    pub line: u32,
+    pub address: u32,
+    pub kind: &'static str,
+    pub cycle: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HazardReport {
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    pub line: u32,
+    pub register: String,
+    pub kind: &'static str,
+    pub early_by: u64,
+    pub cycle: u64,
+    pub count: u64,
+}
+
+/// One `expect:` entry's outcome.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ExpectResult {
+    pub key: String,
+    pub expected: Value,
+    pub actual: Value,
+    pub ok: bool,
+}
+
+/// A run's report (format.md, "Report").
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub scenario: String,
+    pub file: String,
+    pub convergence: &'static str,
+    pub policy: &'static str,
+    pub cycles: u64,
+    pub sms: u32,
+    pub schedulers: u32,
+    pub warp_width: u32,
+    pub warps_launched: u64,
+    pub issued: u64,
+    pub issue_slot_utilization: Option<f64>,
+    pub thread_inst_executed: u64,
+    pub thread_inst_executed_pred_on: u64,
+    pub simd_efficiency: Option<f64>,
+    pub active_lane_efficiency: Option<f64>,
+    pub avg_threads_per_inst: Option<f64>,
+    pub branches: u64,
+    pub divergent_branches: u64,
+    pub branch_efficiency: Option<f64>,
+    pub warp_cycles_per_issued_instruction: Option<f64>,
+    pub lane_slots: LaneSlotsReport,
+    pub memory: MemoryReport,
+    pub stalls: Stalls,
+    /// Stalls as a profiler labels them (scoreboard stalls by the
+    /// scoreboard's latest setter).
+    pub stalls_profiled: Stalls,
+    /// Warp-cycles whose profiler label differs from the true cause.
+    pub scoreboard_mislabeled_cycles: u64,
+    pub warps: Vec<WarpReport>,
+    pub pcs: Vec<PcReport>,
+    pub ncu: serde_json::Map<String, Value>,
+    pub faults: Vec<FaultReport>,
+    pub faults_total: u64,
+    pub hazards: Vec<HazardReport>,
+    /// Why the run stopped early, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Vec<ExpectResult>>,
+}
+
+fn convergence_name(c: Convergence) -> &'static str {
+    match c {
+        Convergence::Stack => "stack",
+        Convergence::Its => "its",
+    }
+}
+
+fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::Lrr => "lrr",
+        Policy::Gto => "gto",
+    }
+}
+
+fn num(v: Option<f64>) -> Value {
+    v.and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
+
+impl Report {
+    /// Builds the report of a machine (finished or not: the counters so far).
+    pub fn new(m: &Machine) -> Report {
+        let sc = m.scenario();
+        let w = m.width();
+        let c: Counters = m.totals();
+        let mem = m.memory_counters();
+        let slots = u64::from(sc.machine.schedulers) * u64::from(sc.machine.sms);
+        let warps = m
+            .warp_records()
+            .into_iter()
+            .map(|r| WarpReport {
+                warp: r.warp,
+                block: r.block,
+                issued: r.counters.issued,
+                thread_inst_executed: r.counters.thread_inst_executed,
+                thread_inst_executed_pred_on: r.counters.thread_inst_executed_pred_on,
+                simd_efficiency: r.counters.simd_efficiency(w),
+                branches: r.counters.branches,
+                divergent_branches: r.counters.divergent_branches,
+                stalls: Stalls(r.counters.stalls),
+            })
+            .collect();
+        let pcs = m
+            .pc_counters()
+            .into_iter()
+            .zip(m.code())
+            .enumerate()
+            .map(|(i, (p, d))| PcReport {
+                pc: crate::asm::Program::address(i as u32),
+                line: sc.program_line + d.instr.line - 1,
+                text: d.instr.text.clone(),
+                control: d.instr.control.to_string(),
+                executions: p.executions,
+                thread_inst_executed: p.thread_inst_executed,
+                thread_inst_executed_pred_on: p.thread_inst_executed_pred_on,
+                stalls: Stalls(p.stalls),
+            })
+            .collect();
+        let mut ncu = serde_json::Map::new();
+        ncu.insert(
+            "smsp__thread_inst_executed_per_inst_executed.ratio".into(),
+            num(c.avg_threads_per_inst()),
+        );
+        ncu.insert(
+            "smsp__sass_average_branch_targets_threads_uniform.pct".into(),
+            num(c.branch_efficiency().map(|e| e * 100.0)),
+        );
+        ncu.insert("smsp__inst_executed.sum".into(), Value::from(c.issued));
+        ncu.insert(
+            "smsp__thread_inst_executed.sum".into(),
+            Value::from(c.thread_inst_executed),
+        );
+        ncu.insert(
+            "smsp__thread_inst_executed_pred_on.sum".into(),
+            Value::from(c.thread_inst_executed_pred_on),
+        );
+        for r in Reason::ALL {
+            // Per issue-active cycle: a scheduler is issue-active in a
+            // cycle it issues, so the denominator is the issue count.
+            ncu.insert(
+                format!(
+                    "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio",
+                    r.name()
+                ),
+                num(ratio(c.stalls_profiled.get(r), c.issued)),
+            );
+        }
+        Report {
+            scenario: sc.name.clone(),
+            file: sc.origin.to_string(),
+            convergence: convergence_name(sc.machine.convergence),
+            policy: policy_name(sc.machine.policy),
+            cycles: m.cycle(),
+            sms: sc.machine.sms,
+            schedulers: sc.machine.schedulers,
+            warp_width: w,
+            warps_launched: m.warps_launched(),
+            issued: c.issued,
+            issue_slot_utilization: ratio(c.issued, m.cycle() * slots),
+            thread_inst_executed: c.thread_inst_executed,
+            thread_inst_executed_pred_on: c.thread_inst_executed_pred_on,
+            simd_efficiency: c.simd_efficiency(w),
+            active_lane_efficiency: c.active_lane_efficiency(w),
+            avg_threads_per_inst: c.avg_threads_per_inst(),
+            branches: c.branches,
+            divergent_branches: c.divergent_branches,
+            branch_efficiency: c.branch_efficiency(),
+            warp_cycles_per_issued_instruction: ratio(c.stalls.total(), c.issued),
+            lane_slots: LaneSlotsReport {
+                total: u64::from(w) * c.issued,
+                predicated_on: c.lane_slots.predicated_on,
+                predicated_off: c.lane_slots.predicated_off,
+                divergence: c.lane_slots.divergence,
+                exited: c.lane_slots.exited,
+                never_launched: c.lane_slots.never_launched,
+            },
+            memory: MemoryReport {
+                global_requests: mem.global_requests,
+                global_sectors: mem.global_sectors,
+                global_sectors_ideal: mem.ideal_sectors,
+                global_transactions: mem.global_transactions,
+                requested_bytes: mem.requested_bytes,
+                transferred_bytes: mem.transferred_bytes,
+                transaction_efficiency: mem.transaction_efficiency(),
+                shared_requests: mem.shared_requests,
+                shared_bank_conflicts: mem.shared_bank_conflicts,
+            },
+            stalls: Stalls(c.stalls),
+            stalls_profiled: Stalls(c.stalls_profiled),
+            scoreboard_mislabeled_cycles: c.mislabeled_cycles,
+            warps,
+            pcs,
+            ncu,
+            faults: m
+                .faults()
+                .iter()
+                .map(|f| FaultReport {
+                    warp: f.warp,
+                    lane: f.lane,
+                    pc: crate::asm::Program::address(f.pc),
+                    line: sc.program_line + f.line - 1,
+                    address: f.address,
+                    kind: f.kind.name(),
+                    cycle: f.cycle,
+                })
+                .collect(),
+            faults_total: m.faults_total(),
+            hazards: m
+                .hazards()
+                .iter()
+                .map(|h| HazardReport {
+                    warp: h.warp,
+                    lane: h.lane,
+                    pc: crate::asm::Program::address(h.pc),
+                    line: sc.program_line + h.line - 1,
+                    register: h.register.clone(),
+                    kind: h.kind.name(),
+                    early_by: h.early_by,
+                    cycle: h.cycle,
+                    count: h.count,
+                })
+                .collect(),
+            error: m.error().map(|e| e.to_string()),
+            expect: None,
+        }
+    }
+
+    /// The report as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Checks the scenario's `expect:` entries and records the outcomes.
+    /// Returns true when all held (or there were none).
+    pub fn check_expectations(&mut self, exp: &[crate::scenario::Expectation]) -> bool {
+        if exp.is_empty() {
+            return true;
+        }
+        let value = self.to_value();
+        let results: Vec<ExpectResult> = exp.iter().map(|e| expect::check(&value, e)).collect();
+        let ok = results.iter().all(|r| r.ok);
+        self.expect = Some(results);
+        ok
+    }
+
+    /// Exit status per format.md: 1 when an expectation failed, a lane
+    /// faulted or the run stopped early; 0 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        let expect_failed = self
+            .expect
+            .as_ref()
+            .is_some_and(|v| v.iter().any(|r| !r.ok));
+        if expect_failed || self.faults_total > 0 || self.error.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}

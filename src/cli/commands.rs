@@ -1,0 +1,351 @@
+//! What each subcommand does. Every function returns the process exit
+//! status: 0 success, 1 a failed expectation, faulted lane or stopped run,
+//! 2 a scenario that could not be loaded.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Cli, Command, Format, Overrides};
+use crate::builtin;
+use crate::engine::Machine;
+use crate::report::{Report, compare, text};
+use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
+
+/// Runs the parsed command line.
+pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
+    match cli.command {
+        None => crate::tui::run_interactive(&cli.tui),
+        Some(Command::Run {
+            scenario,
+            format,
+            overrides,
+        }) => Ok(run(&scenario, format, &overrides)),
+        Some(Command::Check {
+            scenarios,
+            controls,
+        }) => Ok(check(&scenarios, controls)),
+        Some(Command::Test { paths }) => Ok(test(&paths)),
+        Some(Command::Record {
+            scenario,
+            output,
+            keys,
+            size,
+            ascii,
+        }) => crate::record::record_command(&scenario, &output, keys.as_deref(), &size, ascii),
+        Some(Command::Replay { file, speed, ascii }) => {
+            crate::record::replay_command(&file, speed, ascii)
+        }
+        Some(Command::List) => {
+            list();
+            Ok(0)
+        }
+    }
+}
+
+/// Loads a scenario or prints why not.
+fn load(arg: &str) -> Option<Scenario> {
+    match builtin::resolve(arg) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("{e}");
+            None
+        }
+    }
+}
+
+/// Runs a scenario to the end and builds its checked report.
+pub fn run_report(sc: Scenario) -> Result<Report, String> {
+    let expect = sc.expect.clone();
+    let mut m = Machine::new(Arc::new(sc)).map_err(|e| e.to_string())?;
+    // A run that stops early still reports what it did.
+    let _ = m.run();
+    let mut r = Report::new(&m);
+    r.check_expectations(&expect);
+    Ok(r)
+}
+
+/// Every combination of the overridden machine keys, each applied to a
+/// copy of the scenario, with a label naming what differs.
+pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)>, String> {
+    type Setter = Box<dyn Fn(&mut Scenario) -> Result<(), String>>;
+    let mut axes: Vec<Vec<(String, Setter)>> = Vec::new();
+    fn axis<T: Clone + std::fmt::Display + 'static>(
+        name: &'static str,
+        values: &[T],
+        set: fn(&mut Scenario, T) -> Result<(), String>,
+    ) -> Vec<(String, Setter)> {
+        values
+            .iter()
+            .map(|v| {
+                let v2 = v.clone();
+                let s: Setter = Box::new(move |sc: &mut Scenario| set(sc, v2.clone()));
+                (format!("{name}={v}"), s)
+            })
+            .collect()
+    }
+    let conv = |sc: &mut Scenario, v: String| {
+        sc.machine.convergence = match v.as_str() {
+            "stack" => Convergence::Stack,
+            "its" => Convergence::Its,
+            _ => return Err(format!("--convergence: `{v}` is not one of stack, its")),
+        };
+        Ok(())
+    };
+    let pol = |sc: &mut Scenario, v: String| {
+        sc.machine.policy = match v.as_str() {
+            "lrr" => Policy::Lrr,
+            "gto" => Policy::Gto,
+            _ => return Err(format!("--policy: `{v}` is not one of lrr, gto")),
+        };
+        Ok(())
+    };
+    let gpol = |sc: &mut Scenario, v: String| {
+        sc.machine.group_policy = match v.as_str() {
+            "sticky" => GroupPolicy::Sticky,
+            "lowest_pc" => GroupPolicy::LowestPc,
+            _ => return Err(format!("--group-policy: `{v}` is not one of sticky, lowest_pc")),
+        };
+        Ok(())
+    };
+    let candidates: Vec<Vec<(String, Setter)>> = vec![
+        axis("convergence", &o.convergence, conv),
+        axis("policy", &o.policy, pol),
+        axis("group_policy", &o.group_policy, gpol),
+        axis("warp_width", &o.warp_width, |sc, v| {
+            sc.machine.warp_width = v;
+            Ok(())
+        }),
+        axis("schedulers", &o.schedulers, |sc, v| {
+            sc.machine.schedulers = v;
+            Ok(())
+        }),
+        axis("sms", &o.sms, |sc, v| {
+            sc.machine.sms = v;
+            Ok(())
+        }),
+        axis("max_warps_per_sm", &o.max_warps_per_sm, |sc, v| {
+            sc.machine.max_warps_per_sm = v;
+            Ok(())
+        }),
+        axis("taken_first", &o.taken_first, |sc, v| {
+            sc.machine.taken_first = v;
+            Ok(())
+        }),
+        axis("latency.global", &o.global_latency, |sc, v| {
+            sc.machine.latency.global = v;
+            Ok(())
+        }),
+        axis("latency.branch", &o.branch_latency, |sc, v| {
+            sc.machine.latency.branch = v;
+            Ok(())
+        }),
+    ];
+    axes.extend(candidates.into_iter().filter(|a| !a.is_empty()));
+    let mut out: Vec<(String, Scenario)> = vec![(String::new(), base.clone())];
+    for ax in &axes {
+        let mut next = Vec::with_capacity(out.len() * ax.len());
+        for (label, sc) in &out {
+            for (name, set) in ax {
+                let mut s = sc.clone();
+                set(&mut s)?;
+                let l = if label.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{label} {name}")
+                };
+                next.push((l, s));
+            }
+        }
+        out = next;
+    }
+    for (label, sc) in &mut out {
+        sc.validate_machine().map_err(|e| format!("{label}: {e}"))?;
+        sc.reassemble().map_err(|e| format!("{label}: {e}"))?;
+    }
+    Ok(out)
+}
+
+fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
+    let Some(sc) = load(arg) else { return 2 };
+    let vars = match variants(&sc, o) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut reports = Vec::with_capacity(vars.len());
+    for (label, sc) in vars {
+        match run_report(sc) {
+            Ok(r) => reports.push((label, r)),
+            Err(e) => {
+                eprintln!("{e}");
+                return 2;
+            }
+        }
+    }
+    let code = reports.iter().map(|(_, r)| r.exit_code()).max().unwrap_or(0);
+    match (format, reports.len()) {
+        (Format::Json, 1) => println!("{}", pretty(&reports[0].1.to_value())),
+        (Format::Json, _) => {
+            let list: Vec<serde_json::Value> = reports
+                .iter()
+                .map(|(label, r)| {
+                    let mut v = r.to_value();
+                    if let Some(obj) = v.as_object_mut() {
+                        obj.insert("variant".into(), serde_json::Value::from(label.clone()));
+                    }
+                    v
+                })
+                .collect();
+            println!("{}", pretty(&serde_json::Value::Array(list)));
+        }
+        (Format::Text, 1) => print!("{}", text::render(&reports[0].1)),
+        (Format::Text, _) => print!("{}", compare::render(&reports)),
+    }
+    code
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn check(args: &[String], controls: bool) -> i32 {
+    let mut code = 0;
+    for a in args {
+        let Some(sc) = load(a) else {
+            code = 2;
+            continue;
+        };
+        if let Err(e) = Machine::new(Arc::new(sc.clone())) {
+            eprintln!("{}: {e}", sc.origin);
+            code = 2;
+            continue;
+        }
+        println!("ok  {}  ({})", text::sanitize(&sc.name), sc.origin);
+        if controls {
+            print!("{}", listing(&sc));
+        }
+    }
+    code
+}
+
+/// The program with the control codes it runs with.
+pub fn listing(sc: &Scenario) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    for (i, ins) in sc.program.instrs.iter().enumerate() {
+        if let Some(l) = sc.program.label_at(i as u32) {
+            let _ = writeln!(o, "{l}:");
+        }
+        let _ = writeln!(
+            o,
+            "  /*{:04x}*/ {}{} {}",
+            crate::asm::Program::address(i as u32),
+            ins.control,
+            if ins.explicit_control { " " } else { "*" },
+            text::sanitize(&ins.text)
+        );
+    }
+    o
+}
+
+/// Scenario files under a path: the file itself, or `*.yaml`/`*.yml`
+/// below a directory, sorted.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() || e.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                collect(&e, out);
+            }
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+}
+
+fn test(paths: &[String]) -> i32 {
+    let mut targets: Vec<String> = Vec::new();
+    if paths.is_empty() {
+        targets.extend(builtin::names().map(String::from));
+    } else {
+        for p in paths {
+            let path = Path::new(p);
+            if path.exists() {
+                let mut files = Vec::new();
+                collect(path, &mut files);
+                targets.extend(files.iter().map(|f| f.display().to_string()));
+            } else {
+                targets.push(p.clone());
+            }
+        }
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for t in &targets {
+        let sc = match builtin::resolve(t) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("FAIL {t}: does not load");
+                eprintln!("{e}");
+                failed += 1;
+                continue;
+            }
+        };
+        if sc.expect.is_empty() {
+            println!("--   {t}: no expect: block");
+            continue;
+        }
+        let name = text::sanitize(&sc.name);
+        let expects_faults = sc.expect.iter().any(|e| e.key.starts_with("faults"));
+        match run_report(sc) {
+            Ok(r) => {
+                let bad: Vec<String> = r
+                    .expect
+                    .iter()
+                    .flatten()
+                    .filter(|e| !e.ok)
+                    .map(|e| format!("{} expected {} got {}", e.key, e.expected, e.actual))
+                    .collect();
+                let mut problems = bad;
+                if let Some(err) = &r.error {
+                    problems.push(err.clone());
+                }
+                // Faults fail a test unless the scenario expects them.
+                if r.faults_total > 0 && !expects_faults {
+                    problems.push(format!("{} lanes faulted", r.faults_total));
+                }
+                if problems.is_empty() {
+                    println!("ok   {t}  ({name})");
+                    passed += 1;
+                } else {
+                    println!("FAIL {t}  ({name}): {}", problems.join("; "));
+                    failed += 1;
+                }
+            }
+            Err(e) => {
+                println!("FAIL {t}: {e}");
+                failed += 1;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 { 1 } else { 0 }
+}
+
+fn list() {
+    let width = builtin::names().map(str::len).max().unwrap_or(0);
+    for name in builtin::names() {
+        let title = builtin::text(name)
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("name:"))
+                    .map(|n| n.trim().trim_matches('"').to_string())
+            })
+            .unwrap_or_default();
+        println!("{name:<width$}  {}", text::sanitize(&title));
+    }
+}

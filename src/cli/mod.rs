@@ -1,0 +1,138 @@
+//! The command line: `warpstep [SCENARIO]` opens the stepper; subcommands
+//! run headless, check, test, record and replay.
+
+mod commands;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use commands::dispatch;
+
+/// Step through GPU warp execution, one issue slot per keypress.
+#[derive(Debug, Parser)]
+#[command(
+    name = "warpstep",
+    version,
+    about,
+    long_about = "Step through GPU warp execution in a terminal, one issue slot per keypress, \
+                  and see why a divergent kernel wastes its machine.\n\n\
+                  SCENARIO is a YAML file or the name of a built-in scenario (`warpstep list`).",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Options of the interactive stepper.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TuiArgs {
+    /// Scenario file or built-in name (default: a built-in divergent loop).
+    pub scenario: Option<String>,
+    /// Draw with ASCII only (for terminals without Unicode box drawing).
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Machine keys the command line can override, each as a comma list: a
+/// list with several values runs every combination and compares them.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Overrides {
+    /// Convergence model(s): stack, its.
+    #[arg(long, value_delimiter = ',')]
+    pub convergence: Vec<String>,
+    /// Scheduling policy(ies): lrr, gto.
+    #[arg(long, value_delimiter = ',')]
+    pub policy: Vec<String>,
+    /// Group policy(ies) for `its`: sticky, lowest_pc.
+    #[arg(long, value_delimiter = ',')]
+    pub group_policy: Vec<String>,
+    /// Lanes per warp (1..=64).
+    #[arg(long, value_delimiter = ',')]
+    pub warp_width: Vec<u32>,
+    /// Warp schedulers per SM.
+    #[arg(long, value_delimiter = ',')]
+    pub schedulers: Vec<u32>,
+    /// Streaming multiprocessors.
+    #[arg(long, value_delimiter = ',')]
+    pub sms: Vec<u32>,
+    /// Warp slots per SM.
+    #[arg(long, value_delimiter = ',')]
+    pub max_warps_per_sm: Vec<u32>,
+    /// Which side of a split runs first (`stack`): true, false.
+    #[arg(long, value_delimiter = ',')]
+    pub taken_first: Vec<bool>,
+    /// Global memory latency in cycles.
+    #[arg(long, value_delimiter = ',')]
+    pub global_latency: Vec<u32>,
+    /// Extra cycles per taken branch.
+    #[arg(long, value_delimiter = ',')]
+    pub branch_latency: Vec<u32>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario headless and print its report.
+    Run {
+        /// Scenario file or built-in name.
+        scenario: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        #[command(flatten)]
+        overrides: Overrides,
+    },
+    /// Load and validate scenarios without running them.
+    Check {
+        /// Scenario files or built-in names.
+        #[arg(required = true)]
+        scenarios: Vec<String>,
+        /// Print each program with the control codes it runs with (derived
+        /// codes marked `*`).
+        #[arg(long)]
+        controls: bool,
+    },
+    /// Run every scenario's `expect:` block (files, directories, or the
+    /// built-ins when no path is given).
+    Test {
+        paths: Vec<String>,
+    },
+    /// Record a stepping session as an asciicast v2 file.
+    Record {
+        /// Scenario file or built-in name.
+        scenario: String,
+        /// Output file (`.cast`).
+        #[arg(short, long)]
+        output: String,
+        /// Keys to play instead of reading the keyboard, e.g. "10n p c q".
+        #[arg(long)]
+        keys: Option<String>,
+        /// Terminal size for `--keys`, COLSxROWS.
+        #[arg(long, default_value = "100x30")]
+        size: String,
+        /// Draw with ASCII only.
+        #[arg(long)]
+        ascii: bool,
+    },
+    /// Replay a recorded session; any key takes over.
+    Replay {
+        /// The `.cast` file.
+        file: String,
+        /// Playback speed factor.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Draw with ASCII only.
+        #[arg(long)]
+        ascii: bool,
+    },
+    /// List the built-in scenarios.
+    List,
+}
