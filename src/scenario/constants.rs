@@ -81,7 +81,7 @@ fn offset(src: &SourceFile<'_>, key: &Spanned<Node>) -> Result<u32, LoadError> {
             .error(
                 pos,
                 &key_path,
-                format!("constant offset {shown} is not a multiple of 4"),
+                format!("constant offset {shown} in `constants` is not a multiple of 4"),
             )
             .expected("a byte offset that is a multiple of 4")
             .hint(Some(format!(
@@ -93,14 +93,14 @@ fn offset(src: &SourceFile<'_>, key: &Spanned<Node>) -> Result<u32, LoadError> {
             .error(
                 pos,
                 &key_path,
-                format!("constant offset {shown} is outside bank 0"),
+                format!("constant offset {shown} in `constants` is outside bank 0"),
             )
             .expected("a byte offset from 0x0 to 0xfffc")),
         None => Err(src
             .error(
                 pos,
                 &key_path,
-                format!("`{shown}` is not a constant offset"),
+                format!("`{shown}` in `constants` is not a byte offset"),
             )
             .expected("a byte offset such as `0x160`")
             .hint(Some(

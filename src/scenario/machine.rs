@@ -367,7 +367,11 @@ pub(super) fn load_launch(
             "launch.block_dim"
         };
         return Err(src
-            .error(Pos::of(block_leaf), key, message)
+            .error(
+                Pos::of(block_leaf),
+                key,
+                format!("`{key}` too large: {message}"),
+            )
             .expected(expected)
             .hint(Some(hint)));
     }
@@ -398,7 +402,8 @@ fn fit_problem(m: &MachineSpec, l: &LaunchSpec) -> Option<(String, String, Strin
     (warps > m.max_warps_per_sm).then(|| {
         (
             format!(
-                "a block of {} threads needs {warps} warps of {}, but an SM holds {}",
+                "a block of {} threads needs {warps} warps of {}, but an SM holds {} \
+                 (`machine.max_warps_per_sm`)",
                 l.block_dim, m.warp_width, m.max_warps_per_sm
             ),
             format!(

@@ -395,3 +395,6 @@ impl Scenario {
         self.launch.thread_ctx(tid, self.machine.warp_width)
     }
 }
+
+#[cfg(test)]
+mod tests;
