@@ -117,9 +117,11 @@ impl SourceFile<'_> {
                 self.error(Pos::new(line, column, len), &key, message)
                     .expected(format!("one of {}", expected.join(", ")))
                     .hint(
-                        did_you_mean(field, expected.iter().copied()).or_else(|| {
-                            Some("keys are lowercase, with `_` between words".to_string())
-                        }),
+                        elsewhere(field, &section)
+                            .or_else(|| did_you_mean(field, expected.iter().copied()))
+                            .or_else(|| {
+                                Some("keys are lowercase, with `_` between words".to_string())
+                            }),
                     )
             }
             serde_saphyr::Error::DuplicateMappingKey { key, .. } => {
@@ -160,17 +162,40 @@ impl SourceFile<'_> {
                 };
                 self.error(pos, &joined, message).expected(expected.clone())
             }
+            serde_saphyr::Error::MultipleDocuments { .. } => self
+                .error(pos, "", "a scenario is a single YAML document")
+                .hint(Some(
+                    "remove the `---` line and what follows, or merge the documents".into(),
+                )),
             other => {
                 let text = UserMessageFormatter.format_message(other);
                 let message = match text.find(" at line ") {
                     Some(cut) => text.get(..cut).unwrap_or(&text).to_string(),
                     None => text.into_owned(),
                 };
+                let hint = if message.contains("tab") {
+                    "indent with spaces: YAML does not allow tabs for indentation"
+                } else {
+                    "check the indentation and quoting around here"
+                };
                 self.error(pos, &joined, format!("invalid YAML: {message}"))
-                    .hint(Some("check the indentation and quoting around here".into()))
+                    .hint(Some(hint.into()))
             }
         }
     }
+}
+
+/// "`warp_width` belongs under `machine:`" when the key exists in another
+/// section.
+fn elsewhere(field: &str, section: &str) -> Option<String> {
+    SECTIONS
+        .iter()
+        .find(|(name, keys)| *name != section && keys.contains(&field))
+        .map(|(name, _)| match *name {
+            "" => format!("`{field}` is a top-level key; move it to the start of a line"),
+            "memory.<buffer>" => format!("`{field}` belongs to a buffer under `memory:`"),
+            name => format!("`{field}` belongs under `{name}:`"),
+        })
 }
 
 fn is_top_level(expected: &[&str]) -> bool {
@@ -228,7 +253,7 @@ pub(super) fn key_path_at(text: &str, line: u32, column: u32) -> Vec<String> {
     let mut limit = match block_key(current) {
         Some((indent, key_end, key)) => {
             // Past the key (in its value): the key itself encloses the spot.
-            if column as usize > key_end + 1 {
+            if column as usize > key_end {
                 path.push(key);
             }
             indent
