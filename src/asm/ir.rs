@@ -80,10 +80,7 @@ pub enum Src {
     /// Raw 32-bit pattern (float immediates of F-ops are already f32 bits).
     Imm(u32),
     /// `c[bank][offset]`, resolved against the scenario's constant bank.
-    Const {
-        bank: u8,
-        offset: u32,
-    },
+    Const { bank: u8, offset: u32 },
 }
 
 impl Src {
