@@ -168,8 +168,8 @@ impl Vars {
         }
     }
 
-    /// Adds a named constant (a buffer name and its base address). A later
-    /// name shadows nothing: names are checked for uniqueness by the caller.
+    /// Adds a named constant (a buffer name and its base address). Names
+    /// should be unique and not a variable's; the first one added wins.
     pub fn with_name(mut self, name: impl Into<String>, value: i64) -> Vars {
         self.names.push((name.into(), value));
         self

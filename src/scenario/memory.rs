@@ -31,11 +31,15 @@ struct Planned<'a> {
     key: &'a Spanned<Node>,
 }
 
+/// What `init:` says the contents are.
 enum Init<'a> {
+    /// No `init`: zeros.
     Zero,
+    /// One value per element.
     List(&'a [Spanned<Node>]),
-    /// An expression string, or a single number filling every element.
+    /// An expression string of `i`.
     Expr(&'a Spanned<Node>),
+    /// A single number for every element.
     Fill(&'a Spanned<Node>),
 }
 
