@@ -4,11 +4,34 @@
 //! Loading validates everything up front (keys, types, ranges, expressions,
 //! the program itself), so a `Scenario` is always runnable; every error names
 //! the file, line and column, the key, what was expected, and a hint.
+//!
+//! Loading goes: YAML into the serde structs of `raw` (unknown keys caught
+//! there), then one module per section (`machine`, `memory`, `constants`,
+//! `inputs`, `program`, `expect`) turning raw values into checked ones.
+
+// `LoadError` is large (it carries the snippet), and loading is a cold path
+// run once per file; boxing it would only change the signature the engine
+// and CLI are written against.
+#![allow(clippy::result_large_err)]
+
+mod constants;
+mod error;
+mod expect;
+mod inputs;
+mod leaf;
+mod load;
+mod machine;
+mod memory;
+mod program;
+mod raw;
+mod values;
 
 use std::collections::BTreeMap;
 
 use crate::asm::Program;
-use crate::expr::{Expr, ThreadCtx};
+use crate::expr::{Env, Expr, ThreadCtx};
+
+pub use memory::{BUFFER_GAP, FIRST_BASE, MAX_MEMORY};
 
 /// The convergence model of a scenario (`machine.convergence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -134,6 +157,24 @@ impl LaunchSpec {
     pub fn threads(&self) -> u64 {
         u64::from(self.blocks) * u64::from(self.block_dim)
     }
+
+    /// The coordinates of grid thread `tid` with warps of `warp_width`
+    /// lanes: warps never span blocks, so a block's last warp may be partial
+    /// and global warp numbers count `ceil(block_dim / warp_width)` per block.
+    pub fn thread_ctx(&self, tid: u64, warp_width: u32) -> ThreadCtx {
+        let bd = u64::from(self.block_dim.max(1));
+        let w = u64::from(warp_width.max(1));
+        let block = tid / bd;
+        let in_block = tid % bd;
+        ThreadCtx {
+            tid,
+            lane: (in_block % w) as u32,
+            warp: block * bd.div_ceil(w) + in_block / w,
+            block,
+            ntid: self.block_dim,
+            nthreads: self.threads(),
+        }
+    }
 }
 
 /// Element type of a global buffer.
@@ -185,8 +226,23 @@ impl InputSpec {
     /// The 32-bit value thread `t` starts with (a predicate: 0 or 1).
     /// Loading has evaluated every thread once, so this cannot fail.
     pub fn value(&self, t: &ThreadCtx) -> u32 {
-        let _ = t;
-        0
+        match &self.source {
+            InputSource::List(values) => {
+                let len = values.len() as u64;
+                t.tid
+                    .checked_rem(len)
+                    .and_then(|i| values.get(i as usize))
+                    .copied()
+                    .unwrap_or(0)
+            }
+            // Loading evaluated every distinct thread; an error here would
+            // mean a thread outside the launch, which gets 0.
+            InputSource::Expr(e) => match (e.eval(&Env::thread(t)), self.target) {
+                (Ok(v), InputTarget::Reg(_)) => v.to_reg_bits(),
+                (Ok(v), InputTarget::Pred(_)) => v.to_pred(),
+                (Err(_), _) => 0,
+            },
+        }
     }
 }
 
@@ -274,43 +330,71 @@ pub struct LoadError {
     pub source_line: Option<String>,
 }
 
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
-        )
-    }
-}
-
 impl std::error::Error for LoadError {}
 
 impl Scenario {
     /// Loads and validates a scenario file.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, LoadError> {
-        let _ = path;
-        Err(LoadError {
-            file: String::new(),
-            line: 0,
-            column: 0,
-            len: 0,
-            key: None,
-            message: "not built yet".into(),
-            expected: None,
-            hint: None,
-            source_line: None,
-        })
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            LoadError::file_error(file.clone(), format!("cannot read `{file}`: {e}"))
+        })?;
+        match String::from_utf8(bytes) {
+            Ok(text) => Scenario::from_text(&text, Origin::File(file)),
+            Err(e) => {
+                // Point at the first byte that is not UTF-8.
+                let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let good = String::from_utf8_lossy(good);
+                let line = good.matches('\n').count() as u32 + 1;
+                let column = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+                let mut err =
+                    LoadError::file_error(file.clone(), format!("`{file}` is not UTF-8 text"));
+                err.line = line;
+                err.column = column;
+                err.len = 1;
+                err.hint = Some("save the scenario as UTF-8".into());
+                Err(err)
+            }
+        }
     }
 
     /// Loads and validates scenario text; `origin` names it in messages.
     pub fn from_text(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
-        let _ = (text, origin);
-        Self::from_file(std::path::Path::new(""))
+        load::load(text, origin)
+    }
+
+    /// Re-runs the assembler after `machine` changed (the derived stall
+    /// counts depend on `machine.latency.alu`).
+    pub fn reassemble(&mut self) -> Result<(), LoadError> {
+        let src = error::SourceFile {
+            file: self.origin.to_string(),
+            text: &self.source,
+        };
+        let anchor = (self.program_line, self.program_indent);
+        self.program =
+            program::assemble(&src, &self.program_text, self.machine.latency.alu, anchor)?;
+        Ok(())
+    }
+
+    /// The range checks of `machine:` and `launch:`, and whether a block
+    /// fits on an SM, for a machine changed after loading (command-line
+    /// overrides). The message names the key.
+    pub fn validate_machine(&self) -> Result<(), String> {
+        machine::check(&self.machine, &self.launch)
     }
 
     /// Warps per block.
     pub fn warps_per_block(&self) -> u32 {
-        self.launch.block_dim.div_ceil(self.machine.warp_width)
+        self.launch
+            .block_dim
+            .div_ceil(self.machine.warp_width.max(1))
+    }
+
+    /// The coordinates of grid thread `tid` (see [`LaunchSpec::thread_ctx`]).
+    pub fn thread_ctx(&self, tid: u64) -> ThreadCtx {
+        self.launch.thread_ctx(tid, self.machine.warp_width)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,151 @@
+//! `expect:`: assertions on report keys. Only the syntax of a key is checked
+//! here; whether the report has it is the report's business.
+
+use serde_saphyr::Spanned;
+
+use super::error::{Pos, SourceFile};
+use super::raw::{Node, Ordered};
+use super::{Check, Expectation, LoadError};
+use crate::expr::spelling::did_you_mean;
+
+pub(super) fn load_expect(
+    src: &SourceFile<'_>,
+    raw: Option<&Spanned<Ordered<Node>>>,
+) -> Result<Vec<Expectation>, LoadError> {
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(raw.value.0.len());
+    for (key, value) in &raw.value.0 {
+        let pos = Pos::of(key);
+        let path = match &key.value {
+            Node::Str(s) => s.clone(),
+            Node::Int(v) => v.to_string(),
+            other => other.kind().to_string(),
+        };
+        let key_path = format!("expect.{path}");
+        if !valid_path(&path) {
+            return Err(src
+                .error(pos, &key_path, format!("`{path}` is not a report key"))
+                .expected("a dotted report path such as `simd_efficiency`, `memory.global_sectors` or `warps.0.issued`")
+                .hint(Some("segments are names or indices separated by dots".into())));
+        }
+        let check = match &value.value {
+            Node::Int(v) => Check::Equal(*v as f64),
+            Node::Float(f) if f.is_finite() => Check::Equal(*f),
+            Node::Null => Check::Null,
+            Node::Map(entries) => range(src, &key_path, value, entries)?,
+            other => {
+                return Err(src
+                    .error(
+                        Pos::of(value),
+                        &key_path,
+                        format!("`{key_path}` cannot be checked against {}", other.kind()),
+                    )
+                    .expected("a number, `null`, or `{min: .., max: ..}`"));
+            }
+        };
+        out.push(Expectation {
+            key: path,
+            check,
+            line: pos.line,
+            column: pos.column,
+        });
+    }
+    Ok(out)
+}
+
+/// Names and indices separated by single dots.
+fn valid_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.split('.').all(|seg| {
+            let mut chars = seg.chars();
+            match chars.next() {
+                Some(c) if c.is_ascii_digit() => seg.chars().all(|c| c.is_ascii_digit()),
+                Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+                }
+                _ => false,
+            }
+        })
+}
+
+fn range(
+    src: &SourceFile<'_>,
+    key_path: &str,
+    whole: &Spanned<Node>,
+    entries: &[(Spanned<Node>, Spanned<Node>)],
+) -> Result<Check, LoadError> {
+    let (mut min, mut max) = (None, None);
+    for (k, v) in entries {
+        let name = match &k.value {
+            Node::Str(s) => s.as_str(),
+            _ => "",
+        };
+        let slot = match name {
+            "min" => &mut min,
+            "max" => &mut max,
+            _ => {
+                return Err(src
+                    .error(
+                        Pos::of(k),
+                        &format!("{key_path}.{name}"),
+                        format!("unknown key `{name}` in `{key_path}`"),
+                    )
+                    .expected("one of min, max")
+                    .hint(did_you_mean(name, ["min", "max"])));
+            }
+        };
+        *slot = Some(match &v.value {
+            Node::Int(i) => *i as f64,
+            Node::Float(f) if f.is_finite() => *f,
+            other => {
+                return Err(src
+                    .error(
+                        Pos::of(v),
+                        &format!("{key_path}.{name}"),
+                        format!(
+                            "`{key_path}.{name}` must be a number, found {}",
+                            other.kind()
+                        ),
+                    )
+                    .expected("a number"));
+            }
+        });
+    }
+    match (min, max) {
+        (None, None) => Err(src
+            .error(
+                Pos::of(whole),
+                key_path,
+                format!("`{key_path}` gives no bound"),
+            )
+            .expected("`min`, `max` or both")),
+        (Some(lo), Some(hi)) if lo > hi => Err(src
+            .error(
+                Pos::of(whole),
+                key_path,
+                format!("`{key_path}` has min {lo} above max {hi}"),
+            )
+            .expected("min <= max")),
+        _ => Ok(Check::Range { min, max }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_path;
+
+    #[test]
+    fn path_syntax() {
+        assert!(valid_path("simd_efficiency"));
+        assert!(valid_path("warps.0.issued"));
+        assert!(valid_path(
+            "ncu.smsp__thread_inst_executed_per_inst_executed.ratio"
+        ));
+        assert!(!valid_path("warps..issued"));
+        assert!(!valid_path("a.b-c"));
+        assert!(!valid_path("0x1"));
+        assert!(!valid_path(""));
+    }
+}

@@ -1,0 +1,121 @@
+//! From text to a validated [`Scenario`], section by section.
+
+use super::error::{Pos, SourceFile};
+use super::raw::{Node, RawScenario};
+use super::{
+    LoadError, Origin, Scenario, constants, expect, inputs, leaf, machine, memory, program,
+};
+
+/// Loads `text`; `origin` names it in messages.
+pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
+    let src = SourceFile {
+        file: origin.to_string(),
+        text,
+    };
+    if is_blank(text) {
+        return Err(src
+            .error(Pos::top(), "", "the scenario is empty")
+            .expected("at least `name:` and `program:`")
+            .hint(Some(
+                "start from an example: `warpstep list` shows the built-in scenarios".into(),
+            )));
+    }
+    let options = serde_saphyr::options! { with_snippet: false };
+    let raw: RawScenario =
+        serde_saphyr::from_str_with_options(text, options).map_err(|e| src.yaml_error(&e))?;
+
+    let version = match &raw.version {
+        Some(v) => {
+            let n = leaf::int(&src, v, "version", i128::MIN, i128::MAX, None)?;
+            if n != 1 {
+                return Err(src
+                    .error(Pos::of(v), "version", format!("unsupported `version: {n}`"))
+                    .expected("1")
+                    .hint(Some(
+                        "this warpstep reads version 1; a newer file needs a newer warpstep".into(),
+                    )));
+            }
+            1
+        }
+        None => 1,
+    };
+    let name = match &raw.name {
+        Some(n) => {
+            let s = leaf::string(&src, n, "name")?;
+            let s = s.trim_end().to_string();
+            if s.is_empty() {
+                return Err(src
+                    .error(Pos::of(n), "name", "`name` is empty")
+                    .expected("a one-line name"));
+            }
+            if s.contains(['\n', '\r']) {
+                return Err(src
+                    .error(Pos::of(n), "name", "`name` must be one line")
+                    .expected("a one-line name")
+                    .hint(Some("put longer text in `description:`".into())));
+            }
+            s
+        }
+        None => {
+            return Err(src
+                .error(Pos::top(), "name", "missing `name`")
+                .expected("a one-line name, e.g. `name: if/else, 16/16 split`")
+                .hint(Some("every scenario needs `name:` and `program:`".into())));
+        }
+    };
+    let description = match &raw.description {
+        Some(d) if d.value == Node::Null => String::new(),
+        Some(d) => leaf::string(&src, d, "description")?,
+        None => String::new(),
+    };
+
+    let machine = machine::load_machine(&src, raw.machine.as_ref())?;
+    let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
+    let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
+    let constants = constants::load_constants(&src, raw.constants.as_ref(), &launch, &buffers)?;
+    let inputs = inputs::load_inputs(
+        &src,
+        raw.inputs.as_ref(),
+        &launch,
+        machine.warp_width,
+        &buffers,
+    )?;
+
+    let Some(program_leaf) = &raw.program else {
+        return Err(src
+            .error(Pos::top(), "program", "missing `program`")
+            .expected("the program text, e.g. `program: |` followed by indented lines")
+            .hint(Some("every scenario needs `name:` and `program:`".into())));
+    };
+    let program_text = leaf::string(&src, program_leaf, "program")?;
+    let anchor = program::anchor(&src, program_leaf, &program_text);
+    let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
+
+    let expect = expect::load_expect(&src, raw.expect.as_ref())?;
+
+    Ok(Scenario {
+        origin,
+        source: text.to_string(),
+        version,
+        name,
+        description,
+        machine,
+        launch,
+        constants,
+        buffers,
+        inputs,
+        program_text,
+        program,
+        program_line: anchor.0,
+        program_indent: anchor.1,
+        expect,
+    })
+}
+
+/// Nothing but whitespace, comments and document markers.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "---" || t == "..."
+    })
+}

@@ -1,0 +1,341 @@
+//! `memory:`: global buffers, their layout and initial contents.
+
+use serde_saphyr::Spanned;
+
+use super::error::{Pos, SourceFile};
+use super::raw::{Node, Ordered, RawBuffer};
+use super::values::{self, literal};
+use super::{BufferSpec, ElemType, LaunchSpec, LoadError, leaf};
+use crate::expr::{Env, Value, Var, Vars};
+
+/// Base address of the first buffer. Low addresses stay unmapped, so a null
+/// or small bogus pointer faults.
+pub const FIRST_BASE: u32 = 0x0010_0000;
+/// Buffers start on this alignment, at least this far past the previous
+/// end, so a small overrun faults instead of reading the next buffer.
+pub const BUFFER_GAP: u32 = 256;
+/// Most global memory a scenario may lay out, gaps included.
+pub const MAX_MEMORY: u64 = 512 << 20;
+
+/// Names an expression already gives a meaning to.
+const RESERVED: &[&str] = &[
+    "tid", "lane", "warp", "block", "ntid", "nthreads", "nblocks", "i", "rand", "true", "false",
+];
+
+/// A buffer read from the file, before its contents are computed.
+struct Planned<'a> {
+    name: String,
+    ty: ElemType,
+    len: u32,
+    init: Init<'a>,
+    key: &'a Spanned<Node>,
+}
+
+/// What `init:` says the contents are.
+enum Init<'a> {
+    /// No `init`: zeros.
+    Zero,
+    /// One value per element.
+    List(&'a [Spanned<Node>]),
+    /// An expression string of `i`.
+    Expr(&'a Spanned<Node>),
+    /// A single number for every element.
+    Fill(&'a Spanned<Node>),
+}
+
+/// Lays out and initialises every buffer, in file order.
+pub(super) fn load_memory(
+    src: &SourceFile<'_>,
+    raw: Option<&Spanned<Ordered<RawBuffer>>>,
+    launch: &LaunchSpec,
+) -> Result<Vec<BufferSpec>, LoadError> {
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
+    let mut planned: Vec<Planned<'_>> = Vec::new();
+    for (key, buf) in &raw.value.0 {
+        let name = buffer_name(src, key, &planned)?;
+        planned.push(plan(src, key, name, &buf.value, buf)?);
+    }
+
+    // Layout: each base 256-aligned and at least 256 bytes past the last end.
+    let mut bases = Vec::with_capacity(planned.len());
+    let mut next = u64::from(FIRST_BASE);
+    for p in &planned {
+        let end = next + u64::from(p.len) * 4;
+        if end - u64::from(FIRST_BASE) > MAX_MEMORY {
+            return Err(src
+                .error(
+                    Pos::of(p.key),
+                    &format!("memory.{}", p.name),
+                    format!(
+                        "buffer `{}` ends {} MiB into global memory, past the 512 MiB limit",
+                        p.name,
+                        (end - u64::from(FIRST_BASE)) >> 20
+                    ),
+                )
+                .expected("at most 512 MiB of buffers in total")
+                .hint(Some(
+                    "use smaller buffers; behaviour per warp is the same".into(),
+                )));
+        }
+        bases.push(next as u32);
+        next = (end + u64::from(BUFFER_GAP)).next_multiple_of(u64::from(BUFFER_GAP));
+    }
+
+    // Every buffer name is a constant in every init expression.
+    let vars = planned
+        .iter()
+        .zip(&bases)
+        .fold(Vars::buffer_init(), |v, (p, &base)| {
+            v.with_name(p.name.clone(), i64::from(base))
+        });
+    let mut out = Vec::with_capacity(planned.len());
+    for (p, base) in planned.into_iter().zip(bases) {
+        let init = contents(src, &p, &vars, launch)?;
+        out.push(BufferSpec {
+            name: p.name,
+            ty: p.ty,
+            len: p.len,
+            base,
+            init,
+        });
+    }
+    Ok(out)
+}
+
+/// The names all buffers will have, for the expressions of other sections.
+pub(super) fn with_buffer_names(vars: Vars, buffers: &[BufferSpec]) -> Vars {
+    buffers
+        .iter()
+        .fold(vars, |v, b| v.with_name(b.name.clone(), i64::from(b.base)))
+}
+
+fn buffer_name(
+    src: &SourceFile<'_>,
+    key: &Spanned<Node>,
+    so_far: &[Planned<'_>],
+) -> Result<String, LoadError> {
+    let Node::Str(name) = &key.value else {
+        return Err(src
+            .error(Pos::of(key), "memory", "a buffer name must be a name")
+            .expected("a name such as `data` or `out`"));
+    };
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(src
+            .error(
+                Pos::of(key),
+                &format!("memory.{name}"),
+                format!("`{name}` is not a valid buffer name"),
+            )
+            .expected("letters, digits and `_`, not starting with a digit")
+            .hint(Some(
+                "expressions refer to buffers by name, so it must be an identifier".into(),
+            )));
+    }
+    if RESERVED.contains(&name.as_str()) {
+        return Err(src
+            .error(Pos::of(key), &format!("memory.{name}"), format!("`{name}` is a reserved name"))
+            .expected("a name other than tid, lane, warp, block, ntid, nthreads, nblocks, i, rand, true, false")
+            .hint(Some("expressions could not tell the buffer from the built-in; rename it".into())));
+    }
+    if so_far.iter().any(|p| &p.name == name) {
+        return Err(src.error(
+            Pos::of(key),
+            &format!("memory.{name}"),
+            format!("duplicate buffer `{name}`"),
+        ));
+    }
+    Ok(name.clone())
+}
+
+/// Most elements one buffer can have (512 MiB of 4-byte elements).
+const MAX_ELEMS: i128 = (MAX_MEMORY / 4) as i128;
+
+fn plan<'a>(
+    src: &SourceFile<'_>,
+    key: &'a Spanned<Node>,
+    name: String,
+    raw: &'a RawBuffer,
+    whole: &Spanned<RawBuffer>,
+) -> Result<Planned<'a>, LoadError> {
+    let base = format!("memory.{name}");
+    let ty_key = format!("{base}.type");
+    let ty = match &raw.ty {
+        Some(t) => leaf::choice(
+            src,
+            t,
+            &ty_key,
+            &[
+                ("u32", ElemType::U32),
+                ("i32", ElemType::I32),
+                ("f32", ElemType::F32),
+            ],
+        )?,
+        None => {
+            return Err(src
+                .error(
+                    Pos::of(key),
+                    &ty_key,
+                    format!("buffer `{name}` needs a `type`"),
+                )
+                .expected("`type:` one of u32, i32, f32")
+                .hint(Some(format!("e.g. `{name}: {{type: f32, len: 1024}}`"))));
+        }
+    };
+    let init = match &raw.init {
+        None => Init::Zero,
+        Some(l) => match &l.value {
+            Node::Seq(items) => Init::List(items),
+            Node::Str(_) => Init::Expr(l),
+            Node::Int(_) | Node::Float(_) | Node::Bool(_) => Init::Fill(l),
+            Node::Null => Init::Zero,
+            Node::Map(_) => {
+                return Err(src
+                    .error(
+                        Pos::of(l),
+                        &format!("{base}.init"),
+                        "`init` cannot be a mapping",
+                    )
+                    .expected("a list of values, an expression of `i`, or a number"));
+            }
+        },
+    };
+    let len_key = format!("{base}.len");
+    let len = match (&raw.len, &init) {
+        (Some(l), Init::List(items)) => {
+            let n = leaf::int(src, l, &len_key, 1, MAX_ELEMS, None)?;
+            if n != items.len() as i128 {
+                return Err(src
+                    .error(
+                        Pos::of(l),
+                        &len_key,
+                        format!("`len` is {n} but `init` lists {} values", items.len()),
+                    )
+                    .expected(format!("len: {}, or {n} values in `init`", items.len()))
+                    .hint(Some("leave `len` out: a list gives its own length".into())));
+            }
+            n
+        }
+        (Some(l), _) => leaf::int(src, l, &len_key, 1, MAX_ELEMS, None)?,
+        (None, Init::List(items)) if !items.is_empty() => items.len() as i128,
+        (None, Init::List(_)) => {
+            return Err(src
+                .error(
+                    Pos::of(whole),
+                    &format!("{base}.init"),
+                    format!("buffer `{name}` has an empty `init` list"),
+                )
+                .expected("at least one value"));
+        }
+        (None, _) => {
+            return Err(src
+                .error(
+                    Pos::of(key),
+                    &len_key,
+                    format!("buffer `{name}` needs a `len`"),
+                )
+                .expected("`len:` the number of 4-byte elements")
+                .hint(Some("or give `init` as a list of values".into())));
+        }
+    };
+    if let Init::List(items) = &init
+        && items.len() as i128 > MAX_ELEMS
+    {
+        return Err(src.error(Pos::of(key), &len_key, "buffer too large"));
+    }
+    Ok(Planned {
+        name,
+        ty,
+        len: u32::try_from(len).unwrap_or(u32::MAX),
+        init,
+        key,
+    })
+}
+
+/// The little-endian bytes of a buffer.
+fn contents(
+    src: &SourceFile<'_>,
+    p: &Planned<'_>,
+    vars: &Vars,
+    launch: &LaunchSpec,
+) -> Result<Vec<u8>, LoadError> {
+    let init_key = format!("memory.{}.init", p.name);
+    let mut bytes = Vec::with_capacity(p.len as usize * 4);
+    let convert = |v: Value| -> Result<u32, crate::expr::EvalError> {
+        match p.ty {
+            ElemType::F32 => Ok(v.to_f32_bits()),
+            ElemType::U32 | ElemType::I32 => v.to_int_elem(),
+        }
+    };
+    match &p.init {
+        Init::Zero => bytes.resize(p.len as usize * 4, 0),
+        Init::List(items) => {
+            for item in *items {
+                let v = literal(src, item, &init_key)?;
+                let bits = convert(v).map_err(|e| {
+                    src.error(
+                        Pos::of(item),
+                        &init_key,
+                        format!("buffer `{}` is {}: {}", p.name, type_name(p.ty), e.message),
+                    )
+                    .expected(format!("{} values", type_name(p.ty)))
+                    .hint(e.hint)
+                })?;
+                bytes.extend_from_slice(&bits.to_le_bytes());
+            }
+        }
+        Init::Fill(item) => {
+            let v = literal(src, item, &init_key)?;
+            let bits = convert(v).map_err(|e| {
+                src.error(
+                    Pos::of(item),
+                    &init_key,
+                    format!("buffer `{}` is {}: {}", p.name, type_name(p.ty), e.message),
+                )
+                .hint(e.hint)
+            })?;
+            for _ in 0..p.len {
+                bytes.extend_from_slice(&bits.to_le_bytes());
+            }
+        }
+        Init::Expr(leaf) => {
+            let text = match &leaf.value {
+                Node::Str(s) => s.as_str(),
+                _ => "",
+            };
+            let expr = values::parse_expr(src, leaf, text, vars, &init_key)?;
+            let env = Env::launch(launch.block_dim, launch.threads());
+            // A constant fills; otherwise one evaluation per element.
+            let fixed = if expr.is_constant() {
+                Some(expr.eval(&env))
+            } else {
+                None
+            };
+            for i in 0..p.len {
+                let v = match &fixed {
+                    Some(r) => r.clone(),
+                    None => expr.eval(&env.with(Var::I, i64::from(i))),
+                };
+                let bits = v.and_then(convert).map_err(|e| {
+                    values::eval_error(src, leaf, text, &init_key, &e, &format!("element i = {i}"))
+                })?;
+                bytes.extend_from_slice(&bits.to_le_bytes());
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+fn type_name(ty: ElemType) -> &'static str {
+    match ty {
+        ElemType::U32 => "u32",
+        ElemType::I32 => "i32",
+        ElemType::F32 => "f32",
+    }
+}
