@@ -17,7 +17,9 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
-    let mut out = String::from("/// Built-in scenarios: (name, file text), sorted by name.\npub const BUILTINS: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// Built-in scenarios: (name, file text), sorted by name.\npub const BUILTINS: &[(&str, &str)] = &[\n",
+    );
     for n in &names {
         println!("cargo::rerun-if-changed=scenarios/{n}.yaml");
         let _ = writeln!(
@@ -26,7 +28,8 @@ fn main() {
         );
     }
     out.push_str("];\n");
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("builtins.rs");
+    let dest =
+        Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("builtins.rs");
     if let Err(e) = std::fs::write(&dest, out) {
         println!("cargo::warning=could not write {}: {e}", dest.display());
     }

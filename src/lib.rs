@@ -10,12 +10,17 @@
 //! - [`engine`]: the cycle-level SM model (`Machine`).
 //! - [`report`]: the headless report (text and JSON) built from a `Machine`.
 
+// `LoadError` carries a whole diagnostic (file, span, source line, hint);
+// it is built once per failed load, so returning it unboxed costs nothing
+// that matters and keeps the public signatures plain.
+#![allow(clippy::result_large_err)]
+
 pub mod asm;
-pub mod engine;
-pub mod expr;
-pub mod report;
-pub mod scenario;
 pub mod builtin;
 pub mod cli;
+pub mod engine;
+pub mod expr;
 pub mod record;
+pub mod report;
+pub mod scenario;
 pub mod tui;

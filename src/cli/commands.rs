@@ -103,7 +103,11 @@ pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)
         sc.machine.group_policy = match v.as_str() {
             "sticky" => GroupPolicy::Sticky,
             "lowest_pc" => GroupPolicy::LowestPc,
-            _ => return Err(format!("--group-policy: `{v}` is not one of sticky, lowest_pc")),
+            _ => {
+                return Err(format!(
+                    "--group-policy: `{v}` is not one of sticky, lowest_pc"
+                ));
+            }
         };
         Ok(())
     };
@@ -184,7 +188,11 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
             }
         }
     }
-    let code = reports.iter().map(|(_, r)| r.exit_code()).max().unwrap_or(0);
+    let code = reports
+        .iter()
+        .map(|(_, r)| r.exit_code())
+        .max()
+        .unwrap_or(0);
     match (format, reports.len()) {
         (Format::Json, 1) => println!("{}", pretty(&reports[0].1.to_value())),
         (Format::Json, _) => {

@@ -102,9 +102,7 @@ pub enum Command {
     },
     /// Run every scenario's `expect:` block (files, directories, or the
     /// built-ins when no path is given).
-    Test {
-        paths: Vec<String>,
-    },
+    Test { paths: Vec<String> },
     /// Record a stepping session as an asciicast v2 file.
     Record {
         /// Scenario file or built-in name.

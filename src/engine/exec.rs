@@ -47,7 +47,9 @@ pub enum MemEffect {
     /// A global access by at least one lane.
     Global(Coalescing),
     /// A shared access taking `passes` passes through the banks.
-    Shared { passes: u32 },
+    Shared {
+        passes: u32,
+    },
 }
 
 type Lanes = [u32; 64];
@@ -110,10 +112,7 @@ fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     }
     let n = w.width as usize;
     let full = w.full();
-    let Some(dst) = w
-        .regs
-        .get_mut(usize::from(d) * n..(usize::from(d) + 1) * n)
-    else {
+    let Some(dst) = w.regs.get_mut(usize::from(d) * n..(usize::from(d) + 1) * n) else {
         return;
     };
     if on == full {
@@ -140,7 +139,11 @@ fn bits(n: usize, mut f: impl FnMut(usize) -> bool) -> u64 {
 }
 
 fn canon(x: f32) -> u32 {
-    if x.is_nan() { CANONICAL_NAN } else { x.to_bits() }
+    if x.is_nan() {
+        CANONICAL_NAN
+    } else {
+        x.to_bits()
+    }
 }
 
 fn icmp(c: Cmp, a: u32, b: u32, unsigned: bool) -> bool {
@@ -264,18 +267,26 @@ enum Space {
     Shared,
 }
 
-/// Loads and stores for both spaces: per-lane access, faults, and the
-/// access pattern for coalescing or bank analysis.
-fn memory_op(
-    w: &mut Warp,
-    env: &mut Env,
+/// One load or store: where, which registers, how wide.
+struct Access {
     space: Space,
     addr: MemRef,
+    /// First register loaded into or stored from.
     reg: u8,
     width: Width,
     store: bool,
-    on: u64,
-) -> MemEffect {
+}
+
+/// Loads and stores for both spaces: per-lane access, faults, and the
+/// access pattern for coalescing or bank analysis.
+fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
+    let Access {
+        space,
+        addr,
+        reg,
+        width,
+        store,
+    } = acc;
     let n = w.width as usize;
     let size = width.bytes();
     let nregs = usize::from(width.regs());
@@ -639,7 +650,11 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             let pm = w.pred_mask(p);
             for l in 0..n {
                 let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
-                r[l] = canon(if pm >> l & 1 != 0 { fmin(x, y) } else { fmax(x, y) });
+                r[l] = canon(if pm >> l & 1 != 0 {
+                    fmin(x, y)
+                } else {
+                    fmax(x, y)
+                });
             }
             write(w, d, &r, on);
         }
@@ -675,16 +690,44 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             write(w, d, &r, on);
         }
         Op::Ldg { d, addr, width } => {
-            return memory_op(w, env, Space::Global, addr, d, width, false, on);
+            let acc = Access {
+                space: Space::Global,
+                addr,
+                reg: d,
+                width,
+                store: false,
+            };
+            return memory_op(w, env, acc, on);
         }
         Op::Stg { addr, s, width } => {
-            return memory_op(w, env, Space::Global, addr, s, width, true, on);
+            let acc = Access {
+                space: Space::Global,
+                addr,
+                reg: s,
+                width,
+                store: true,
+            };
+            return memory_op(w, env, acc, on);
         }
         Op::Lds { d, addr, width } => {
-            return memory_op(w, env, Space::Shared, addr, d, width, false, on);
+            let acc = Access {
+                space: Space::Shared,
+                addr,
+                reg: d,
+                width,
+                store: false,
+            };
+            return memory_op(w, env, acc, on);
         }
         Op::Sts { addr, s, width } => {
-            return memory_op(w, env, Space::Shared, addr, s, width, true, on);
+            let acc = Access {
+                space: Space::Shared,
+                addr,
+                reg: s,
+                width,
+                store: true,
+            };
+            return memory_op(w, env, acc, on);
         }
         Op::Shfl {
             p,
@@ -701,9 +744,18 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             for l in 0..n {
                 let lane = l as i64;
                 let (j, ok) = match mode {
-                    ShflMode::Idx => (i64::from(b[l] & 63), i64::from(b[l] & 63) <= i64::from(c[l] & 63)),
-                    ShflMode::Up => (lane - i64::from(b[l]), lane - i64::from(b[l]) >= i64::from(c[l] & 63)),
-                    ShflMode::Down => (lane + i64::from(b[l]), lane + i64::from(b[l]) <= i64::from(c[l] & 63)),
+                    ShflMode::Idx => (
+                        i64::from(b[l] & 63),
+                        i64::from(b[l] & 63) <= i64::from(c[l] & 63),
+                    ),
+                    ShflMode::Up => (
+                        lane - i64::from(b[l]),
+                        lane - i64::from(b[l]) >= i64::from(c[l] & 63),
+                    ),
+                    ShflMode::Down => (
+                        lane + i64::from(b[l]),
+                        lane + i64::from(b[l]) <= i64::from(c[l] & 63),
+                    ),
                     ShflMode::Bfly => {
                         let j = lane ^ i64::from(b[l] & 63);
                         (j, j <= i64::from(c[l] & 63))

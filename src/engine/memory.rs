@@ -132,7 +132,10 @@ impl GlobalMemory {
 
     /// Name and base of the buffer holding `addr`.
     pub fn buffer_at(&self, addr: u32) -> Option<(&str, u32)> {
-        let i = self.buffers.partition_point(|b| b.base <= addr).checked_sub(1)?;
+        let i = self
+            .buffers
+            .partition_point(|b| b.base <= addr)
+            .checked_sub(1)?;
         let b = &self.buffers[i];
         (addr - b.base < b.len).then(|| (&*b.name, b.base))
     }
@@ -318,7 +321,10 @@ mod tests {
         assert_eq!(g.word(0x10_0000 + 4 * 1500), Some(7));
         assert_eq!(snapshot.word(0x10_0000 + 4 * 1500), Some(1500));
         let mut b = [0u8; 4];
-        assert_eq!(g.read(0x10_0000 + 8192, &mut b), Err(FaultKind::OutOfBounds));
+        assert_eq!(
+            g.read(0x10_0000 + 8192, &mut b),
+            Err(FaultKind::OutOfBounds)
+        );
         assert_eq!(g.read(0x10_0002, &mut b), Err(FaultKind::Misaligned));
         assert_eq!(g.read(0x0, &mut b), Err(FaultKind::OutOfBounds));
         let mut s = SharedMemory::new(64);

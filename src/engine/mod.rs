@@ -27,12 +27,10 @@ pub mod warp;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::asm::ir::{Class, EXIT_PC, Instr, Op, PRED_BASE, Program, SCOREBOARDS, Src};
 use crate::asm::AsmError;
+use crate::asm::ir::{Class, EXIT_PC, Instr, Op, PRED_BASE, Program, SCOREBOARDS, Src};
 use crate::expr::ThreadCtx;
-use crate::scenario::{
-    Convergence as Model, GroupPolicy, InputTarget, Latency, Scenario,
-};
+use crate::scenario::{Convergence as Model, GroupPolicy, InputTarget, Latency, Scenario};
 
 use convergence::{Convergence, ItsState, LaneWait, SimtStack};
 use exec::{Env, MemEffect, Scratch};
@@ -58,12 +56,14 @@ pub struct Decoded {
 /// Resolves `c[0x0][off]` operands against the constant bank. An offset
 /// that is not set is an error, except the high word of a 64-bit value
 /// whose low word is set (it reads zero: warpstep addresses are 32-bit).
-pub fn link(program: &Program, constants: &std::collections::BTreeMap<u32, u32>) -> Result<Vec<Decoded>, AsmError> {
+pub fn link(
+    program: &Program,
+    constants: &std::collections::BTreeMap<u32, u32>,
+) -> Result<Vec<Decoded>, AsmError> {
     let lookup = |ins: &Instr, bank: u8, offset: u32| -> Result<u32, AsmError> {
-        let col = ins
-            .text
-            .find("c[")
-            .map_or(ins.column, |i| ins.column + ins.text[..i].chars().count() as u32);
+        let col = ins.text.find("c[").map_or(ins.column, |i| {
+            ins.column + ins.text[..i].chars().count() as u32
+        });
         if bank != 0 {
             return Err(AsmError {
                 line: ins.line,
@@ -512,8 +512,7 @@ impl Machine {
         if self.sms.iter().any(|sm| sm.eligible != 0) {
             return;
         }
-        if self.next_block < self.scenario.launch.blocks
-            && self.sms.iter().any(|sm| self.fits(sm))
+        if self.next_block < self.scenario.launch.blocks && self.sms.iter().any(|sm| self.fits(sm))
         {
             return;
         }
@@ -557,7 +556,9 @@ impl Machine {
         }
         self.retire(t);
         self.cycle = t + 1;
-        if self.next_block >= self.scenario.launch.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
+        if self.next_block >= self.scenario.launch.blocks
+            && self.sms.iter().all(|sm| sm.blocks.is_empty())
+        {
             self.finished = true;
         } else if self.error.is_none() {
             self.check_deadlock();
@@ -658,8 +659,9 @@ impl Machine {
                     let v = input.value(&ctx);
                     match input.target {
                         InputTarget::Reg(r) => {
-                            if let Some(x) =
-                                warp.regs.get_mut(usize::from(r) * w as usize + lane as usize)
+                            if let Some(x) = warp
+                                .regs
+                                .get_mut(usize::from(r) * w as usize + lane as usize)
                             {
                                 *x = v;
                             }
@@ -998,7 +1000,14 @@ impl Machine {
                 Op::Bra { target } => {
                     w.counters.branches += 1;
                     taken_any = on != 0;
-                    if stack.branch(pc, target, on, active, d.reconv, taken_first, live) {
+                    let b = convergence::stack::Branch {
+                        pc,
+                        target,
+                        taken: on,
+                        active,
+                        rpc: d.reconv,
+                    };
+                    if stack.branch(b, taken_first, live) {
                         w.counters.divergent_branches += 1;
                     }
                 }
@@ -1066,13 +1075,22 @@ impl Machine {
                             Src::Imm(v) => u64::from(v),
                             Src::Reg(r) => {
                                 let lane = on.trailing_zeros().min(63);
-                                u64::from(w.regs.get(usize::from(r.reg) * w.width as usize + lane as usize).copied().unwrap_or(0))
+                                u64::from(
+                                    w.regs
+                                        .get(usize::from(r.reg) * w.width as usize + lane as usize)
+                                        .copied()
+                                        .unwrap_or(0),
+                                )
                             }
                             Src::Const { .. } => u64::MAX,
                         };
                         // A 64-lane wavefront's mask is 32 bits wide here:
                         // an all-ones mask means the whole warp.
-                        let m = if m == u64::from(u32::MAX) { full } else { m & full };
+                        let m = if m == u64::from(u32::MAX) {
+                            full
+                        } else {
+                            m & full
+                        };
                         its.set_pc(rest, pc + 1);
                         its.warpsync(on, m);
                         its.current = Some(pc + 1);
@@ -1137,12 +1155,13 @@ impl Machine {
         while cand != 0 {
             let slot = cand.trailing_zeros();
             cand &= cand - 1;
-            let wants_mufu = self.sms[s].slots[slot as usize]
-                .as_ref()
-                .is_some_and(|w| match w.status {
-                    Status::Eligible { pc, .. } => self.code[pc as usize].is_mufu,
-                    _ => false,
-                });
+            let wants_mufu =
+                self.sms[s].slots[slot as usize]
+                    .as_ref()
+                    .is_some_and(|w| match w.status {
+                        Status::Eligible { pc, .. } => self.code[pc as usize].is_mufu,
+                        _ => false,
+                    });
             if wants_mufu {
                 // Not selected this cycle; from the next, the pipe is busy.
                 if let Some(w) = self.sms[s].slots[slot as usize].as_mut() {
@@ -1200,11 +1219,8 @@ impl Machine {
             let mut i = 0;
             while i < self.sms[s].blocks.len() {
                 let slots = self.sms[s].blocks[i].slots;
-                let all_done = convergence::its::lanes(slots).all(|slot| {
-                    self.sms[s].slots[slot]
-                        .as_ref()
-                        .is_none_or(|w| w.is_done())
-                });
+                let all_done = convergence::its::lanes(slots)
+                    .all(|slot| self.sms[s].slots[slot].as_ref().is_none_or(|w| w.is_done()));
                 if !all_done {
                     i += 1;
                     continue;
@@ -1213,7 +1229,12 @@ impl Machine {
                 for slot in convergence::its::lanes(slots) {
                     let sm = &mut self.sms[s];
                     if let Some(mut w) = sm.slots[slot].take() {
-                        Self::set_status(&mut self.pcs, &mut w, Status::Done { since: t + 1 }, t + 1);
+                        Self::set_status(
+                            &mut self.pcs,
+                            &mut w,
+                            Status::Done { since: t + 1 },
+                            t + 1,
+                        );
                         self.retired.merge(&w.counters);
                         self.records.push(WarpRecord {
                             warp: w.gid,
@@ -1297,7 +1318,17 @@ impl Machine {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_hazard(&mut self, warp: u32, lane: u32, pc: u32, line: u32, r: u16, kind: HazardKind, early_by: u64, t: u64) {
+    fn push_hazard(
+        &mut self,
+        warp: u32,
+        lane: u32,
+        pc: u32,
+        line: u32,
+        r: u16,
+        kind: HazardKind,
+        early_by: u64,
+        t: u64,
+    ) {
         let register = if r >= PRED_BASE {
             format!("P{}", r - PRED_BASE)
         } else {
@@ -1328,7 +1359,16 @@ impl Machine {
 
     /// Records when this instruction's writes land and its reads finish.
     #[allow(clippy::too_many_arguments)]
-    fn record_writes(&mut self, w: &mut Warp, d: &Decoded, pc: u32, on: u64, t: u64, latency: u32, lat: Latency) {
+    fn record_writes(
+        &mut self,
+        w: &mut Warp,
+        d: &Decoded,
+        pc: u32,
+        on: u64,
+        t: u64,
+        latency: u32,
+        lat: Latency,
+    ) {
         let n = w.width as usize;
         let ins = &d.instr;
         let lands = t + u64::from(latency);
@@ -1348,7 +1388,16 @@ impl Machine {
             }
         }
         if let Some((r, early_by, lane)) = waw {
-            self.push_hazard(w.gid, lane, pc, ins.line, r, HazardKind::WriteAfterWrite, early_by, t);
+            self.push_hazard(
+                w.gid,
+                lane,
+                pc,
+                ins.line,
+                r,
+                HazardKind::WriteAfterWrite,
+                early_by,
+                t,
+            );
         }
     }
 }
@@ -1357,7 +1406,10 @@ impl Machine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Readiness {
     /// `lanes` at `pc` can issue.
-    Ready { pc: u32, lanes: u64 },
+    Ready {
+        pc: u32,
+        lanes: u64,
+    },
     Blocked {
         reason: Reason,
         labelled: Reason,
@@ -1377,15 +1429,28 @@ fn sb_reason(class: Class) -> Reason {
 }
 
 /// What stops the instruction at `pc` from issuing at `t`, if anything.
-fn instruction_block(code: &[Decoded], w: &Warp, pc: u32, t: u64, sfu_free: u64) -> Option<(Reason, Reason, u64)> {
+fn instruction_block(
+    code: &[Decoded],
+    w: &Warp,
+    pc: u32,
+    t: u64,
+    sfu_free: u64,
+) -> Option<(Reason, Reason, u64)> {
     let d = code.get(pc as usize)?;
     let ins = &d.instr;
     let blocking = match ins.op {
-        Op::Depbar { sb, le } => w.sb.depbar(sb, le, t).or_else(|| w.sb.blocking(ins.control.wait_mask, t)),
+        Op::Depbar { sb, le } => {
+            w.sb.depbar(sb, le, t)
+                .or_else(|| w.sb.blocking(ins.control.wait_mask, t))
+        }
         _ => w.sb.blocking(ins.control.wait_mask, t),
     };
     if let Some(b) = blocking {
-        return Some((sb_reason(b.truth.class), sb_reason(b.labelled.class), b.until));
+        return Some((
+            sb_reason(b.truth.class),
+            sb_reason(b.labelled.class),
+            b.until,
+        ));
     }
     if d.is_mufu && t < sfu_free {
         return Some((Reason::MathPipeThrottle, Reason::MathPipeThrottle, sfu_free));
@@ -1394,7 +1459,13 @@ fn instruction_block(code: &[Decoded], w: &Warp, pc: u32, t: u64, sfu_free: u64)
 }
 
 /// The readiness of warp `w` at cycle `t`: a pure function of its state.
-pub fn readiness(code: &[Decoded], w: &Warp, t: u64, sfu_free: u64, policy: GroupPolicy) -> Readiness {
+pub fn readiness(
+    code: &[Decoded],
+    w: &Warp,
+    t: u64,
+    sfu_free: u64,
+    policy: GroupPolicy,
+) -> Readiness {
     if w.is_done() {
         return Readiness::Done;
     }
@@ -1437,7 +1508,9 @@ pub fn readiness(code: &[Decoded], w: &Warp, t: u64, sfu_free: u64, policy: Grou
                 .unwrap_or(first);
             if its.groups.is_empty() {
                 let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
-                let pc = (0..64).find(|&l| live >> l & 1 != 0).map_or(0, |l| its.pc[l]);
+                let pc = (0..64)
+                    .find(|&l| live >> l & 1 != 0)
+                    .map_or(0, |l| its.pc[l]);
                 let reason = if at_bar {
                     Reason::Barrier
                 } else {

@@ -188,9 +188,7 @@ impl Sm {
             Policy::Gto => {
                 if let Some(g) = st.greedy
                     && cand >> g & 1 != 0
-                    && self.slots[g as usize]
-                        .as_ref()
-                        .is_some_and(|w| !w.yielded)
+                    && self.slots[g as usize].as_ref().is_some_and(|w| !w.yielded)
                 {
                     return Some(g);
                 }

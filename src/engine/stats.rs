@@ -153,7 +153,10 @@ impl Counters {
 
     /// SIMD efficiency `sum P_j / (W * I)`; `None` before anything issued.
     pub fn simd_efficiency(&self, width: u32) -> Option<f64> {
-        ratio(self.thread_inst_executed_pred_on, u64::from(width) * self.issued)
+        ratio(
+            self.thread_inst_executed_pred_on,
+            u64::from(width) * self.issued,
+        )
     }
 
     /// Active-lane efficiency `sum A_j / (W * I)`.
@@ -171,7 +174,6 @@ impl Counters {
     pub fn branch_efficiency(&self) -> Option<f64> {
         ratio(self.branches - self.divergent_branches, self.branches)
     }
-
 }
 
 /// `num / den`, or `None` when `den` is zero.

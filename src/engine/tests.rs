@@ -152,7 +152,12 @@ const LOAD_USE: &str = "
 
 #[test]
 fn load_then_dependent_use_takes_the_global_latency() {
-    let m = run(scenario_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]));
+    let m = run(scenario_with(
+        LOAD_USE,
+        |_| {},
+        one_warp(),
+        vec![words("data", 32, |i| i)],
+    ));
     // MOV 0 (S1), S2R 1 (S4), IMAD 5 (S4), LDG 9 (S1, W0), IMAD waits on
     // SB0 until 9 + 400 = 409 (S4), STG 413 (S1), EXIT 414: 415 cycles.
     assert_eq!(m.cycle(), 415);
@@ -183,7 +188,12 @@ fn consumer_of_two_loads_on_one_scoreboard_waits_for_the_later() {
         [B--2---:R-:W-:-:S04] IADD3 R6, R3, R5, RZ
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 64, |i| i)]));
+    let m = run(scenario_with(
+        text,
+        |_| {},
+        one_warp(),
+        vec![words("data", 64, |i| i)],
+    ));
     // LDGs issue at 4 and 5; the second completes at 405: IADD3 at 405,
     // EXIT at 409, 410 cycles.
     assert_eq!(m.cycle(), 410);
@@ -201,7 +211,12 @@ fn wrong_control_codes_are_reported_as_hazards() {
         [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 32, |i| i)]));
+    let m = run(scenario_with(
+        text,
+        |_| {},
+        one_warp(),
+        vec![words("data", 32, |i| i)],
+    ));
     assert_eq!(m.cycle(), 7);
     let h = &m.hazards()[0];
     assert_eq!(h.kind, HazardKind::ReadAfterWrite);
@@ -221,10 +236,18 @@ fn out_of_bounds_lanes_fault_and_the_rest_continue() {
         EXIT
     ";
     // 24 words: lanes 24..31 read past the end.
-    let m = run(scenario_with(text, |_| {}, one_warp(), vec![words("data", 24, |i| i)]));
+    let m = run(scenario_with(
+        text,
+        |_| {},
+        one_warp(),
+        vec![words("data", 24, |i| i)],
+    ));
     assert_eq!(m.faults().len(), 8);
     let f = &m.faults()[0];
-    assert_eq!((f.warp, f.lane, f.pc, f.address), (0, 24, 2, 0x10_0000 + 96));
+    assert_eq!(
+        (f.warp, f.lane, f.pc, f.address),
+        (0, 24, 2, 0x10_0000 + 96)
+    );
     assert_eq!(f.kind, FaultKind::OutOfBounds);
     let c = m.totals();
     // After the fault, 24 lanes remain: IADD3 and EXIT run with 24.
@@ -279,7 +302,12 @@ fn every_resident_cycle_has_exactly_one_reason() {
 
 #[test]
 fn its_splits_and_merges_by_pc() {
-    let m = run(scenario_with(BRANCHY, |m| m.convergence = Model::Its, one_warp(), vec![]));
+    let m = run(scenario_with(
+        BRANCHY,
+        |m| m.convergence = Model::Its,
+        one_warp(),
+        vec![],
+    ));
     let c = m.totals();
     // Without BSSY/BSYNC the groups only meet if they reach a pc together:
     // sticky runs the taken group (else, then EXIT) to the end, then the

@@ -136,11 +136,9 @@ impl Machine {
                 Some(pc),
                 match &w.conv {
                     Convergence::Stack(s) => s.active(w.live()).map_or(0, |a| a.1),
-                    Convergence::Its(its) => its
-                        .groups
-                        .iter()
-                        .find(|g| g.0 == pc)
-                        .map_or(0, |g| g.1),
+                    Convergence::Its(its) => {
+                        its.groups.iter().find(|g| g.0 == pc).map_or(0, |g| g.1)
+                    }
                 },
             ),
             Readiness::Done => (WarpStatus::Exited, None, 0),
@@ -212,13 +210,13 @@ impl Machine {
                 }
             })
             .collect();
-        let blocking_scoreboards = pc
-            .and_then(|p| self.code.get(p as usize))
-            .map_or(0, |d| {
-                (0..SCOREBOARDS as u8)
-                    .filter(|&i| d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0)
-                    .fold(0, |m, i| m | 1 << i)
-            });
+        let blocking_scoreboards = pc.and_then(|p| self.code.get(p as usize)).map_or(0, |d| {
+            (0..SCOREBOARDS as u8)
+                .filter(|&i| {
+                    d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0
+                })
+                .fold(0, |m, i| m | 1 << i)
+        });
         WarpView {
             warp: w.gid,
             block: w.block,

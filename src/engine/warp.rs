@@ -1,7 +1,7 @@
 //! A warp: its lanes, register file, convergence state, scoreboards and the
 //! timing state the scheduler reads.
 
-use crate::asm::ir::{PredSrc, PT};
+use crate::asm::ir::{PT, PredSrc};
 
 use super::convergence::Convergence;
 use super::scoreboard::Scoreboards;

@@ -13,31 +13,55 @@ fn f(v: Option<f64>, d: usize) -> String {
 /// marked with `*`.
 pub fn render(reports: &[(String, Report)]) -> String {
     let mut rows: Vec<(String, Vec<String>)> = vec![
-        ("cycles".into(), reports.iter().map(|(_, r)| r.cycles.to_string()).collect()),
-        ("issued".into(), reports.iter().map(|(_, r)| r.issued.to_string()).collect()),
+        (
+            "cycles".into(),
+            reports.iter().map(|(_, r)| r.cycles.to_string()).collect(),
+        ),
+        (
+            "issued".into(),
+            reports.iter().map(|(_, r)| r.issued.to_string()).collect(),
+        ),
         (
             "issue-slot utilization".into(),
-            reports.iter().map(|(_, r)| f(r.issue_slot_utilization, 3)).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| f(r.issue_slot_utilization, 3))
+                .collect(),
         ),
         (
             "SIMD efficiency".into(),
-            reports.iter().map(|(_, r)| f(r.simd_efficiency, 3)).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| f(r.simd_efficiency, 3))
+                .collect(),
         ),
         (
             "active-lane efficiency".into(),
-            reports.iter().map(|(_, r)| f(r.active_lane_efficiency, 3)).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| f(r.active_lane_efficiency, 3))
+                .collect(),
         ),
         (
             "avg threads per inst".into(),
-            reports.iter().map(|(_, r)| f(r.avg_threads_per_inst, 2)).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| f(r.avg_threads_per_inst, 2))
+                .collect(),
         ),
         (
             "branch efficiency".into(),
-            reports.iter().map(|(_, r)| f(r.branch_efficiency, 3)).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| f(r.branch_efficiency, 3))
+                .collect(),
         ),
         (
             "divergent branches".into(),
-            reports.iter().map(|(_, r)| r.divergent_branches.to_string()).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| r.divergent_branches.to_string())
+                .collect(),
         ),
         (
             "warp cycles per issue".into(),
@@ -48,15 +72,24 @@ pub fn render(reports: &[(String, Report)]) -> String {
         ),
         (
             "global transactions".into(),
-            reports.iter().map(|(_, r)| r.memory.global_transactions.to_string()).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| r.memory.global_transactions.to_string())
+                .collect(),
         ),
         (
             "shared bank conflicts".into(),
-            reports.iter().map(|(_, r)| r.memory.shared_bank_conflicts.to_string()).collect(),
+            reports
+                .iter()
+                .map(|(_, r)| r.memory.shared_bank_conflicts.to_string())
+                .collect(),
         ),
     ];
     for reason in Reason::ALL {
-        let vals: Vec<u64> = reports.iter().map(|(_, r)| r.stalls.0.get(reason)).collect();
+        let vals: Vec<u64> = reports
+            .iter()
+            .map(|(_, r)| r.stalls.0.get(reason))
+            .collect();
         if vals.iter().any(|&v| v > 0) {
             rows.push((
                 format!("stall {}", reason.name()),

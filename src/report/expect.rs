@@ -93,8 +93,32 @@ mod tests {
         assert!(check(&r, &exp("simd_efficiency", Check::Equal(0.5454))).ok);
         assert!(!check(&r, &exp("simd_efficiency", Check::Equal(0.546))).ok);
         assert!(check(&r, &exp("branch_efficiency", Check::Null)).ok);
-        assert!(check(&r, &exp("warps.0.issued", Check::Range { min: Some(3.0), max: None })).ok);
-        assert!(!check(&r, &exp("warps.0.issued", Check::Range { min: None, max: Some(2.0) })).ok);
+        assert!(
+            check(
+                &r,
+                &exp(
+                    "warps.0.issued",
+                    Check::Range {
+                        min: Some(3.0),
+                        max: None
+                    }
+                )
+            )
+            .ok
+        );
+        assert!(
+            !check(
+                &r,
+                &exp(
+                    "warps.0.issued",
+                    Check::Range {
+                        min: None,
+                        max: Some(2.0)
+                    }
+                )
+            )
+            .ok
+        );
         assert!(!check(&r, &exp("warps.7.issued", Check::Equal(3.0))).ok);
     }
 }

@@ -89,34 +89,54 @@ pub fn validate(path: &str) -> Result<(), String> {
             .filter(|(d, c)| *d <= 3.max(c.len() / 3));
         Err(match near {
             Some((_, c)) => format!("no report key `{prefix}{seg}`; did you mean `{prefix}{c}`?"),
-            None => format!("no report key `{prefix}{seg}`; expected one of {}", set.join(", ")),
+            None => format!(
+                "no report key `{prefix}{seg}`; expected one of {}",
+                set.join(", ")
+            ),
         })
     };
     // Lists of records: `NAME.INDEX.FIELD`, and `NAME.INDEX.stalls.REASON`
     // for the lists that carry stalls.
-    let indexed = |segs: &[&str], fields: &[&str], name: &str, stalls: bool| -> Result<(), String> {
-        match segs {
-            [i, field] if i.parse::<usize>().is_ok() => one_of(field, fields, &format!("{name}.{i}.")),
-            [i, "stalls", r] if stalls && i.parse::<usize>().is_ok() => {
-                one_of(r, &stall_names, &format!("{name}.{i}.stalls."))
+    let indexed =
+        |segs: &[&str], fields: &[&str], name: &str, stalls: bool| -> Result<(), String> {
+            match segs {
+                [i, field] if i.parse::<usize>().is_ok() => {
+                    one_of(field, fields, &format!("{name}.{i}."))
+                }
+                [i, "stalls", r] if stalls && i.parse::<usize>().is_ok() => {
+                    one_of(r, &stall_names, &format!("{name}.{i}.stalls."))
+                }
+                _ => Err(format!(
+                    "`{path}`: expected `{name}.INDEX.FIELD`, e.g. `{name}.0.{}`",
+                    fields[0]
+                )),
             }
-            _ => Err(format!("`{path}`: expected `{name}.INDEX.FIELD`, e.g. `{name}.0.{}`", fields[0])),
-        }
-    };
+        };
     match segs.as_slice() {
         [one] => {
             let mut all: Vec<&str> = TOP.to_vec();
-            all.extend(["lane_slots", "memory", "stalls", "stalls_profiled", "warps", "pcs", "ncu"]);
+            all.extend([
+                "lane_slots",
+                "memory",
+                "stalls",
+                "stalls_profiled",
+                "warps",
+                "pcs",
+                "ncu",
+            ]);
             one_of(one, TOP, "").map_err(|e| {
                 if all.contains(one) {
-                    format!("`{one}` is a group of keys; name one inside it, e.g. `{one}.{}`", match *one {
-                        "lane_slots" => LANE_SLOTS[1],
-                        "memory" => MEMORY[1],
-                        "warps" => "0.issued",
-                        "pcs" => "0.executions",
-                        "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
-                        _ => "wait",
-                    })
+                    format!(
+                        "`{one}` is a group of keys; name one inside it, e.g. `{one}.{}`",
+                        match *one {
+                            "lane_slots" => LANE_SLOTS[1],
+                            "memory" => MEMORY[1],
+                            "warps" => "0.issued",
+                            "pcs" => "0.executions",
+                            "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
+                            _ => "wait",
+                        }
+                    )
                 } else {
                     e
                 }
@@ -131,7 +151,21 @@ pub fn validate(path: &str) -> Result<(), String> {
         ["pcs", rest @ ..] => indexed(rest, PC, "pcs", true),
         ["faults", rest @ ..] => indexed(rest, FAULT, "faults", false),
         ["hazards", rest @ ..] => indexed(rest, HAZARD, "hazards", false),
-        [first, ..] => one_of(first, &["lane_slots", "memory", "stalls", "stalls_profiled", "warps", "pcs", "ncu", "faults", "hazards"], ""),
+        [first, ..] => one_of(
+            first,
+            &[
+                "lane_slots",
+                "memory",
+                "stalls",
+                "stalls_profiled",
+                "warps",
+                "pcs",
+                "ncu",
+                "faults",
+                "hazards",
+            ],
+            "",
+        ),
         [] => Err("empty key".into()),
     }
 }
@@ -158,9 +192,21 @@ mod tests {
 
     #[test]
     fn typos_get_suggestions() {
-        assert!(validate("simd_eficiency").unwrap_err().contains("`simd_efficiency`"));
-        assert!(validate("memory.global_sector").unwrap_err().contains("`memory.global_sectors`"));
-        assert!(validate("stalls.long_scorebaord").unwrap_err().contains("long_scoreboard"));
+        assert!(
+            validate("simd_eficiency")
+                .unwrap_err()
+                .contains("`simd_efficiency`")
+        );
+        assert!(
+            validate("memory.global_sector")
+                .unwrap_err()
+                .contains("`memory.global_sectors`")
+        );
+        assert!(
+            validate("stalls.long_scorebaord")
+                .unwrap_err()
+                .contains("long_scoreboard")
+        );
         assert!(validate("warps.x.issued").is_err());
         assert!(validate("memory").unwrap_err().contains("group of keys"));
     }

@@ -39,16 +39,32 @@ pub fn render(r: &Report) -> String {
         ("cycles", r.cycles.to_string(), ""),
         ("warps launched", r.warps_launched.to_string(), ""),
         ("issued", r.issued.to_string(), "warp instructions"),
-        ("issue-slot utilization", pct(r.issue_slot_utilization), "issued / (cycles x schedulers)"),
-        ("SIMD efficiency", fixed(r.simd_efficiency, 3), "useful lane-work / lane-slots"),
-        ("active-lane efficiency", fixed(r.active_lane_efficiency, 3), "active lanes / lane-slots"),
+        (
+            "issue-slot utilization",
+            pct(r.issue_slot_utilization),
+            "issued / (cycles x schedulers)",
+        ),
+        (
+            "SIMD efficiency",
+            fixed(r.simd_efficiency, 3),
+            "useful lane-work / lane-slots",
+        ),
+        (
+            "active-lane efficiency",
+            fixed(r.active_lane_efficiency, 3),
+            "active lanes / lane-slots",
+        ),
         ("avg threads per inst", fixed(r.avg_threads_per_inst, 2), ""),
         (
             "branch efficiency",
             fixed(r.branch_efficiency, 3),
             "uniform branches / branches",
         ),
-        ("branches", format!("{} ({} divergent)", r.branches, r.divergent_branches), ""),
+        (
+            "branches",
+            format!("{} ({} divergent)", r.branches, r.divergent_branches),
+            "",
+        ),
         (
             "warp cycles per issue",
             fixed(r.warp_cycles_per_issued_instruction, 2),
@@ -119,9 +135,16 @@ pub fn render(r: &Report) -> String {
         );
     }
     if r.warps.len() > MAX_WARP_ROWS {
-        let _ = writeln!(o, "        ... {} more (see --format json)", r.warps.len() - MAX_WARP_ROWS);
+        let _ = writeln!(
+            o,
+            "        ... {} more (see --format json)",
+            r.warps.len() - MAX_WARP_ROWS
+        );
     }
-    let _ = writeln!(o, "\nprogram  pc    line   execs    sum A    sum P  top stall            instruction");
+    let _ = writeln!(
+        o,
+        "\nprogram  pc    line   execs    sum A    sum P  top stall            instruction"
+    );
     for p in &r.pcs {
         let top = Reason::ALL
             .iter()
@@ -153,7 +176,10 @@ pub fn render(r: &Report) -> String {
         }
     }
     if !r.hazards.is_empty() {
-        let _ = writeln!(o, "\nhazards (explicit control codes that break a dependence)");
+        let _ = writeln!(
+            o,
+            "\nhazards (explicit control codes that break a dependence)"
+        );
         for h in &r.hazards {
             let _ = writeln!(
                 o,

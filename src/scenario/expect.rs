@@ -30,6 +30,11 @@ pub(super) fn load_expect(
                 .expected("a dotted report path such as `simd_efficiency`, `memory.global_sectors` or `warps.0.issued`")
                 .hint(Some("segments are names or indices separated by dots".into())));
         }
+        if let Err(why) = crate::report::keys::validate(&path) {
+            return Err(src
+                .error(pos, &key_path, why)
+                .expected("a report key (see `warpstep run FILE --format json`)"));
+        }
         let check = match &value.value {
             Node::Int(v) => Check::Equal(*v as f64),
             Node::Float(f) if f.is_finite() => Check::Equal(*f),

@@ -9,11 +9,6 @@
 //! there), then one module per section (`machine`, `memory`, `constants`,
 //! `inputs`, `program`, `expect`) turning raw values into checked ones.
 
-// `LoadError` is large (it carries the snippet), and loading is a cold path
-// run once per file; boxing it would only change the signature the engine
-// and CLI are written against.
-#![allow(clippy::result_large_err)]
-
 mod constants;
 mod error;
 mod expect;

@@ -51,7 +51,7 @@ expect:
   simd_efficiency: 0.545
   branch_efficiency: {min: 0.99}
   cycles: {max: 200}
-  branch_efficiency_null: null
+  warps.0.branches: null
 "#;
 
 fn load(text: &str) -> Scenario {
@@ -197,7 +197,7 @@ fn expectations_keep_order_and_position() {
                 46,
                 3
             ),
-            ("branch_efficiency_null", &Check::Null, 47, 3),
+            ("warps.0.branches", &Check::Null, 47, 3),
         ]
     );
 }

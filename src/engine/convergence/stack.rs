@@ -17,6 +17,18 @@ pub struct StackEntry {
     pub mask: u64,
 }
 
+/// A branch instruction's outcome for one warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Branch {
+    pub pc: u32,
+    pub target: u32,
+    /// Active lanes that jump.
+    pub taken: u64,
+    pub active: u64,
+    /// Reconvergence pc of the branch.
+    pub rpc: u32,
+}
+
 /// A warp's SIMT stack (top last).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimtStack {
@@ -63,19 +75,17 @@ impl SimtStack {
         }
     }
 
-    /// A branch at `pc` with active lanes `active`, of which `taken` jump
-    /// to `target`; `rpc` is the branch's reconvergence pc. Returns true
+    /// A branch at `b.pc` with active lanes `b.active`, of which `b.taken`
+    /// jump to `b.target`; `b.rpc` is its reconvergence pc. Returns true
     /// when the branch diverged.
-    pub fn branch(
-        &mut self,
-        pc: u32,
-        target: u32,
-        taken: u64,
-        active: u64,
-        rpc: u32,
-        taken_first: bool,
-        live: u64,
-    ) -> bool {
+    pub fn branch(&mut self, b: Branch, taken_first: bool, live: u64) -> bool {
+        let Branch {
+            pc,
+            target,
+            taken,
+            active,
+            rpc,
+        } = b;
         let not_taken = active & !taken;
         if taken == 0 || not_taken == 0 {
             let next = if taken != 0 { target } else { pc + 1 };
@@ -125,12 +135,32 @@ mod tests {
         // 0: @P0 BRA 3 / 1: A / 2: BRA 4 / 3: B / 4: join
         let mut s = SimtStack::new(ALL);
         let low = 0x0000_ffff;
-        assert!(s.branch(0, 3, low, ALL, 4, true, ALL));
+        assert!(s.branch(
+            Branch {
+                pc: 0,
+                target: 3,
+                taken: low,
+                active: ALL,
+                rpc: 4
+            },
+            true,
+            ALL
+        ));
         assert_eq!(s.active(ALL), Some((3, low)));
         s.goto(4, ALL); // B done: falls into join = rpc, popped
         assert_eq!(s.active(ALL), Some((1, !low & ALL)));
         s.goto(2, ALL);
-        assert!(!s.branch(2, 4, !low & ALL, !low & ALL, 4, true, ALL));
+        assert!(!s.branch(
+            Branch {
+                pc: 2,
+                target: 4,
+                taken: !low & ALL,
+                active: !low & ALL,
+                rpc: 4
+            },
+            true,
+            ALL
+        ));
         assert_eq!(s.active(ALL), Some((4, ALL)));
         assert_eq!(s.entries.len(), 1);
     }
@@ -140,16 +170,56 @@ mod tests {
         // 1: body / 2: @P0 BRA 1 / 3: after; lanes leave one per trip.
         let mut s = SimtStack::new(0b1111);
         s.goto(2, 0b1111);
-        assert!(s.branch(2, 1, 0b0111, 0b1111, 3, true, 0b1111));
+        assert!(s.branch(
+            Branch {
+                pc: 2,
+                target: 1,
+                taken: 0b0111,
+                active: 0b1111,
+                rpc: 3
+            },
+            true,
+            0b1111
+        ));
         assert_eq!(s.entries.len(), 2);
         s.goto(2, 0b1111);
-        assert!(s.branch(2, 1, 0b0011, 0b0111, 3, true, 0b1111));
+        assert!(s.branch(
+            Branch {
+                pc: 2,
+                target: 1,
+                taken: 0b0011,
+                active: 0b0111,
+                rpc: 3
+            },
+            true,
+            0b1111
+        ));
         assert_eq!(s.entries.len(), 2);
         assert_eq!(s.active(0b1111), Some((1, 0b0011)));
         s.goto(2, 0b1111);
-        assert!(s.branch(2, 1, 0b0001, 0b0011, 3, true, 0b1111));
+        assert!(s.branch(
+            Branch {
+                pc: 2,
+                target: 1,
+                taken: 0b0001,
+                active: 0b0011,
+                rpc: 3
+            },
+            true,
+            0b1111
+        ));
         s.goto(2, 0b1111);
-        assert!(!s.branch(2, 1, 0, 0b0001, 3, true, 0b1111));
+        assert!(!s.branch(
+            Branch {
+                pc: 2,
+                target: 1,
+                taken: 0,
+                active: 0b0001,
+                rpc: 3
+            },
+            true,
+            0b1111
+        ));
         assert_eq!(s.active(0b1111), Some((3, 0b1111)));
         assert_eq!(s.entries.len(), 1);
     }
@@ -157,14 +227,34 @@ mod tests {
     #[test]
     fn not_taken_first_when_asked() {
         let mut s = SimtStack::new(ALL);
-        s.branch(0, 3, 1, ALL, 4, false, ALL);
+        s.branch(
+            Branch {
+                pc: 0,
+                target: 3,
+                taken: 1,
+                active: ALL,
+                rpc: 4,
+            },
+            false,
+            ALL,
+        );
         assert_eq!(s.active(ALL), Some((1, ALL & !1)));
     }
 
     #[test]
     fn exiting_lanes_pop_their_entry() {
         let mut s = SimtStack::new(0b11);
-        s.branch(0, 5, 0b01, 0b11, EXIT_PC, true, 0b11);
+        s.branch(
+            Branch {
+                pc: 0,
+                target: 5,
+                taken: 0b01,
+                active: 0b11,
+                rpc: EXIT_PC,
+            },
+            true,
+            0b11,
+        );
         assert_eq!(s.entries.len(), 2);
         // Lane 0 exits on its path.
         s.pop_finished(0b10);
