@@ -240,6 +240,11 @@ pub struct IssueRecord {
     pub on: u64,
     /// The warp was selected but lost the slot to a dispatch stall.
     pub dispatch_stall: bool,
+    /// A branch split the active lanes.
+    pub diverged: bool,
+    /// The issuing lanes joined others: the next issue of their group or
+    /// stack entry has more lanes.
+    pub reconverged: bool,
 }
 
 /// Final counters of a warp that left its SM.
@@ -808,6 +813,8 @@ impl Machine {
                         active: 0,
                         on: 0,
                         dispatch_stall: true,
+                        diverged: false,
+                        reconverged: false,
                     });
                 }
                 continue;
@@ -885,6 +892,8 @@ impl Machine {
             active,
             on,
             dispatch_stall: false,
+            diverged: false,
+            reconverged: false,
         });
 
         if self.check_hazards {
@@ -992,6 +1001,7 @@ impl Machine {
         }
 
         // Control flow.
+        let divergent_before = w.counters.divergent_branches;
         let mut bar_arrived = false;
         let mut taken_any = false;
         let live = w.live();
@@ -1128,6 +1138,20 @@ impl Machine {
         }
         if taken_any {
             w.branch_until = w.stall_until + u64::from(lat.branch);
+        }
+        let diverged = w.counters.divergent_branches > divergent_before;
+        let live = w.live();
+        let joined = match &w.conv {
+            Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
+            Convergence::Its(its) => its
+                .groups
+                .iter()
+                .find(|g| g.1 & active != 0)
+                .map_or(0, |g| g.1),
+        };
+        if let Some(rec) = self.issues.last_mut() {
+            rec.diverged = diverged;
+            rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
         }
         w.sb.retire(t);
 

@@ -29,23 +29,29 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
     Some(v)
 }
 
+/// A number as JSON: whole values as integers, so `4` prints as `4`.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::json!(x)
+    }
+}
+
 /// Checks one expectation.
 pub fn check(report: &Value, e: &Expectation) -> ExpectResult {
     let actual = lookup(report, &e.key).cloned().unwrap_or(Value::Null);
     let n = actual.as_f64();
     let (expected, ok) = match e.check {
-        Check::Equal(x) => (
-            serde_json::json!(x),
-            n.is_some_and(|a| (a - x).abs() <= TOLERANCE),
-        ),
+        Check::Equal(x) => (number(x), n.is_some_and(|a| (a - x).abs() <= TOLERANCE)),
         Check::Null => (Value::Null, actual.is_null()),
         Check::Range { min, max } => {
             let mut m = serde_json::Map::new();
             if let Some(v) = min {
-                m.insert("min".into(), serde_json::json!(v));
+                m.insert("min".into(), number(v));
             }
             if let Some(v) = max {
-                m.insert("max".into(), serde_json::json!(v));
+                m.insert("max".into(), number(v));
             }
             let ok = n.is_some_and(|a| {
                 min.is_none_or(|lo| a >= lo - TOLERANCE) && max.is_none_or(|hi| a <= hi + TOLERANCE)

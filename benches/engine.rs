@@ -1,0 +1,2 @@
+//! Headless engine throughput (placeholder until the benchmark lands).
+fn main() {}
