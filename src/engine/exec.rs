@@ -20,8 +20,11 @@ use super::warp::Warp;
 const CANONICAL_NAN: u32 = 0x7fff_ffff;
 
 /// Reusable buffers for one instruction's execution.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Scratch {
+    /// Source and result lanes, kept between instructions so that
+    /// execution does not clear 1 KiB of stack each time.
+    pub lanes: [Lanes; 5],
     pub accesses: Vec<(u32, u32)>,
     pub bank_words: Vec<(u32, u32)>,
     /// Lanes that faulted: `(lane, address, kind)`.
@@ -53,6 +56,17 @@ pub enum MemEffect {
 }
 
 type Lanes = [u32; 64];
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            lanes: [[0; 64]; 5],
+            accesses: Vec::with_capacity(64),
+            bank_words: Vec::with_capacity(256),
+            faults: Vec::new(),
+        }
+    }
+}
 
 fn row(w: &Warp, r: u8) -> Option<&[u32]> {
     if r == RZ {
@@ -118,10 +132,11 @@ fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     if on == full {
         dst.copy_from_slice(&vals[..n]);
     } else {
-        for (l, x) in dst.iter_mut().enumerate() {
-            if on >> l & 1 != 0 {
-                *x = vals[l];
-            }
+        let mut m = on & full;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            dst[l] = vals[l];
         }
     }
 }
@@ -133,9 +148,44 @@ fn write_pred(w: &mut Warp, p: u8, bits: u64, on: u64) {
     }
 }
 
-/// Bit `l` set where `f(lane l)` holds, for lanes `0..n`.
-fn bits(n: usize, mut f: impl FnMut(usize) -> bool) -> u64 {
-    (0..n).fold(0, |m, l| if f(l) { m | 1 << l } else { m })
+/// Bit `l` set where `f(lane l)` holds, for lanes `0..n` (branch free).
+#[inline(always)]
+fn bits(n: usize, f: impl Fn(usize) -> bool) -> u64 {
+    let mut m = 0u64;
+    for l in 0..n {
+        m |= u64::from(f(l)) << l;
+    }
+    m
+}
+
+/// Lanes where `a[l] cmp b[l]`, the comparison chosen once, not per lane.
+fn icmp_mask(c: Cmp, unsigned: bool, n: usize, a: &Lanes, b: &Lanes) -> u64 {
+    macro_rules! lanes {
+        ($t:ty, $op:tt) => {
+            bits(n, |l| (a[l] as $t) $op (b[l] as $t))
+        };
+    }
+    match (c, unsigned) {
+        (Cmp::Lt, true) => lanes!(u32, <),
+        (Cmp::Le, true) => lanes!(u32, <=),
+        (Cmp::Gt, true) => lanes!(u32, >),
+        (Cmp::Ge, true) => lanes!(u32, >=),
+        (Cmp::Lt, false) => lanes!(i32, <),
+        (Cmp::Le, false) => lanes!(i32, <=),
+        (Cmp::Gt, false) => lanes!(i32, >),
+        (Cmp::Ge, false) => lanes!(i32, >=),
+        (Cmp::Eq, _) => lanes!(u32, ==),
+        (Cmp::Ne, _) => lanes!(u32, !=),
+    }
+}
+
+/// Combines a comparison mask with a predicate mask.
+fn combine_mask(c: Combine, x: u64, y: u64) -> u64 {
+    match c {
+        Combine::And => x & y,
+        Combine::Or => x | y,
+        Combine::Xor => x ^ y,
+    }
 }
 
 fn canon(x: f32) -> u32 {
@@ -172,14 +222,6 @@ fn fcmp(c: FCmp, a: f32, b: f32) -> bool {
         FCmp::Unordered(k) => unordered || cmp(k, a, b),
         FCmp::Num => !unordered,
         FCmp::Nan => unordered,
-    }
-}
-
-fn combine(c: Combine, x: bool, y: bool) -> bool {
-    match c {
-        Combine::And => x && y,
-        Combine::Or => x || y,
-        Combine::Xor => x ^ y,
     }
 }
 
@@ -352,14 +394,31 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
 /// Control flow is the convergence model's business, not done here.
 pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
     let n = w.width as usize;
-    let mut a: Lanes = [0; 64];
-    let mut b: Lanes = [0; 64];
-    let mut c: Lanes = [0; 64];
-    let mut r: Lanes = [0; 64];
+    let space = match op {
+        Op::Ldg { .. } | Op::Stg { .. } => Some(Space::Global),
+        Op::Lds { .. } | Op::Sts { .. } => Some(Space::Shared),
+        _ => None,
+    };
+    if let Some(space) = space {
+        let (reg, addr, width, store) = match *op {
+            Op::Ldg { d, addr, width } | Op::Lds { d, addr, width } => (d, addr, width, false),
+            Op::Stg { addr, s, width } | Op::Sts { addr, s, width } => (s, addr, width, true),
+            _ => return MemEffect::None,
+        };
+        let acc = Access {
+            space,
+            addr,
+            reg,
+            width,
+            store,
+        };
+        return memory_op(w, env, acc, on);
+    }
+    let [a, b, c, r, _] = &mut env.scratch.lanes;
     match *op {
         Op::Mov { d, a: sa } => {
-            fetch_i(w, sa, &mut a);
-            write(w, d, &a, on);
+            fetch_i(w, sa, a);
+            write(w, d, a, on);
         }
         Op::S2r { d, sr } => {
             for (l, x) in r[..n].iter_mut().enumerate() {
@@ -372,16 +431,16 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     SpecialReg::WarpId => w.slot,
                 };
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Sel { d, a: sa, b: sb, p } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Iadd3 {
             d,
@@ -391,12 +450,12 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             carry_in,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
-            fetch_i(w, sc, &mut c);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
+            fetch_i(w, sc, c);
             let ci0 = w.pred_mask(carry_in[0]);
             let ci1 = w.pred_mask(carry_in[1]);
-            let mut hi: [u64; 64] = [0; 64];
+            let (mut co0, mut co1) = (0u64, 0u64);
             for l in 0..n {
                 let s = u64::from(a[l])
                     + u64::from(b[l])
@@ -404,11 +463,12 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     + (ci0 >> l & 1)
                     + (ci1 >> l & 1);
                 r[l] = s as u32;
-                hi[l] = s >> 32;
+                co0 |= (s >> 32 & 1) << l;
+                co1 |= (s >> 33 & 1) << l;
             }
-            write(w, d, &r, on);
-            write_pred(w, carry[0], bits(n, |l| hi[l] & 1 != 0), on);
-            write_pred(w, carry[1], bits(n, |l| hi[l] & 2 != 0), on);
+            write(w, d, r, on);
+            write_pred(w, carry[0], co0, on);
+            write_pred(w, carry[1], co1, on);
         }
         Op::Imad {
             d,
@@ -418,9 +478,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             mode,
             signed,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
-            fetch_i(w, sc, &mut c);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
+            fetch_i(w, sc, c);
             let wide = |x: u32| -> u64 {
                 if signed {
                     x as i32 as i64 as u64
@@ -433,14 +493,14 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     for l in 0..n {
                         r[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
                     }
-                    write(w, d, &r, on);
+                    write(w, d, r, on);
                 }
                 MulMode::Hi => {
                     for l in 0..n {
                         let p = wide(a[l]).wrapping_mul(wide(b[l]));
                         r[l] = ((p >> 32) as u32).wrapping_add(c[l]);
                     }
-                    write(w, d, &r, on);
+                    write(w, d, r, on);
                 }
                 MulMode::Wide => {
                     let mut c_hi: Lanes = [0; 64];
@@ -462,7 +522,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                         r[l] = v as u32;
                         hi[l] = (v >> 32) as u32;
                     }
-                    write(w, d, &r, on);
+                    write(w, d, r, on);
                     if d != RZ {
                         write(w, d.saturating_add(1), &hi, on);
                     }
@@ -479,14 +539,13 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: pc,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
             let cm = w.pred_mask(pc);
-            let t = bits(n, |l| icmp(k, a[l], b[l], unsigned));
-            let pv = bits(n, |l| combine(cb, t >> l & 1 != 0, cm >> l & 1 != 0));
-            let qv = bits(n, |l| combine(cb, t >> l & 1 == 0, cm >> l & 1 != 0));
-            write_pred(w, p, pv, on);
-            write_pred(w, q, qv, on);
+            let t = icmp_mask(k, unsigned, n, a, b);
+            let full = w.full();
+            write_pred(w, p, combine_mask(cb, t, cm), on);
+            write_pred(w, q, combine_mask(cb, !t & full, cm), on);
         }
         Op::Lop3 {
             p,
@@ -496,22 +555,22 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             lut,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
-            fetch_i(w, sc, &mut c);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
+            fetch_i(w, sc, c);
             for l in 0..n {
                 r[l] = lut3(lut, a[l], b[l], c[l]);
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
             write_pred(w, p, bits(n, |l| r[l] != 0), on);
         }
         Op::Shl { d, a: sa, b: sb } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
             for l in 0..n {
                 r[l] = if b[l] >= 32 { 0 } else { a[l] << b[l] };
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Shr {
             d,
@@ -519,8 +578,8 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             signed,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
             for l in 0..n {
                 let s = b[l].min(31);
                 r[l] = if signed {
@@ -531,7 +590,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     a[l] >> s
                 };
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Imnmx {
             d,
@@ -540,29 +599,29 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             p,
             unsigned,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 let take_min = pm >> l & 1 != 0;
                 let a_less = icmp(Cmp::Lt, a[l], b[l], unsigned);
                 r[l] = if take_min == a_less { a[l] } else { b[l] };
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Iabs { d, a: sa } => {
-            fetch_i(w, sa, &mut a);
+            fetch_i(w, sa, a);
             for l in 0..n {
                 r[l] = (a[l] as i32).wrapping_abs() as u32;
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Popc { d, a: sa } => {
-            fetch_i(w, sa, &mut a);
+            fetch_i(w, sa, a);
             for l in 0..n {
                 r[l] = a[l].count_ones();
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Lea {
             d,
@@ -574,9 +633,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             hi,
             carry_in,
         } => {
-            fetch_i(w, sa, &mut a);
-            fetch_i(w, sb, &mut b);
-            fetch_i(w, hi_src, &mut c);
+            fetch_i(w, sa, a);
+            fetch_i(w, sb, b);
+            fetch_i(w, hi_src, c);
             let cin = w.pred_mask(carry_in);
             let mut co: u64 = 0;
             for l in 0..n {
@@ -589,24 +648,24 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 r[l] = s as u32;
                 co |= (s >> 32 & 1) << l;
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
             write_pred(w, carry, co, on);
         }
         Op::Fadd { d, a: sa, b: sb } => {
-            fetch_f(w, sa, &mut a);
-            fetch_f(w, sb, &mut b);
+            fetch_f(w, sa, a);
+            fetch_f(w, sb, b);
             for l in 0..n {
                 r[l] = canon(f32::from_bits(a[l]) + f32::from_bits(b[l]));
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Fmul { d, a: sa, b: sb } => {
-            fetch_f(w, sa, &mut a);
-            fetch_f(w, sb, &mut b);
+            fetch_f(w, sa, a);
+            fetch_f(w, sb, b);
             for l in 0..n {
                 r[l] = canon(f32::from_bits(a[l]) * f32::from_bits(b[l]));
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Ffma {
             d,
@@ -614,9 +673,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: sc,
         } => {
-            fetch_f(w, sa, &mut a);
-            fetch_f(w, sb, &mut b);
-            fetch_f(w, sc, &mut c);
+            fetch_f(w, sa, a);
+            fetch_f(w, sb, b);
+            fetch_f(w, sc, c);
             for l in 0..n {
                 r[l] = canon(libm::fmaf(
                     f32::from_bits(a[l]),
@@ -624,7 +683,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     f32::from_bits(c[l]),
                 ));
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Fsetp {
             cmp: k,
@@ -635,18 +694,17 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: pc,
         } => {
-            fetch_f(w, sa, &mut a);
-            fetch_f(w, sb, &mut b);
+            fetch_f(w, sa, a);
+            fetch_f(w, sb, b);
             let cm = w.pred_mask(pc);
             let t = bits(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
-            let pv = bits(n, |l| combine(cb, t >> l & 1 != 0, cm >> l & 1 != 0));
-            let qv = bits(n, |l| combine(cb, t >> l & 1 == 0, cm >> l & 1 != 0));
-            write_pred(w, p, pv, on);
-            write_pred(w, q, qv, on);
+            let full = w.full();
+            write_pred(w, p, combine_mask(cb, t, cm), on);
+            write_pred(w, q, combine_mask(cb, !t & full, cm), on);
         }
         Op::Fmnmx { d, a: sa, b: sb, p } => {
-            fetch_f(w, sa, &mut a);
-            fetch_f(w, sb, &mut b);
+            fetch_f(w, sa, a);
+            fetch_f(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
@@ -656,10 +714,10 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     fmax(x, y)
                 });
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::I2f { d, a: sa, unsigned } => {
-            fetch_i(w, sa, &mut a);
+            fetch_i(w, sa, a);
             for l in 0..n {
                 let v = if unsigned {
                     a[l] as f32
@@ -668,7 +726,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 };
                 r[l] = v.to_bits();
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::F2i {
             d,
@@ -676,58 +734,18 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             unsigned,
             round,
         } => {
-            fetch_f(w, sa, &mut a);
+            fetch_f(w, sa, a);
             for l in 0..n {
                 r[l] = f2i(f32::from_bits(a[l]), round, unsigned);
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
         }
         Op::Mufu { d, a: sa, func } => {
-            fetch_f(w, sa, &mut a);
+            fetch_f(w, sa, a);
             for l in 0..n {
                 r[l] = canon(mufu(func, f32::from_bits(a[l])));
             }
-            write(w, d, &r, on);
-        }
-        Op::Ldg { d, addr, width } => {
-            let acc = Access {
-                space: Space::Global,
-                addr,
-                reg: d,
-                width,
-                store: false,
-            };
-            return memory_op(w, env, acc, on);
-        }
-        Op::Stg { addr, s, width } => {
-            let acc = Access {
-                space: Space::Global,
-                addr,
-                reg: s,
-                width,
-                store: true,
-            };
-            return memory_op(w, env, acc, on);
-        }
-        Op::Lds { d, addr, width } => {
-            let acc = Access {
-                space: Space::Shared,
-                addr,
-                reg: d,
-                width,
-                store: false,
-            };
-            return memory_op(w, env, acc, on);
-        }
-        Op::Sts { addr, s, width } => {
-            let acc = Access {
-                space: Space::Shared,
-                addr,
-                reg: s,
-                width,
-                store: true,
-            };
-            return memory_op(w, env, acc, on);
+            write(w, d, r, on);
         }
         Op::Shfl {
             p,
@@ -737,9 +755,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             mode,
         } => {
-            fetch_i(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), &mut a);
-            fetch_i(w, sb, &mut b);
-            fetch_i(w, sc, &mut c);
+            fetch_i(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), a);
+            fetch_i(w, sb, b);
+            fetch_i(w, sc, c);
             let mut valid: u64 = 0;
             for l in 0..n {
                 let lane = l as i64;
@@ -768,7 +786,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     valid |= 1 << l;
                 }
             }
-            write(w, d, &r, on);
+            write(w, d, r, on);
             write_pred(w, p, valid, on);
         }
         Op::Vote { mode, d, p, src } => {
@@ -779,9 +797,11 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 VoteMode::Eq => ballot == 0 || ballot == on,
             };
             r[..n].fill(ballot as u32);
-            write(w, d, &r, on);
+            write(w, d, r, on);
             write_pred(w, p, if result { u64::MAX } else { 0 }, on);
         }
+        // Loads and stores returned above.
+        Op::Ldg { .. } | Op::Stg { .. } | Op::Lds { .. } | Op::Sts { .. } => {}
         Op::Bra { .. }
         | Op::Bssy { .. }
         | Op::Bsync { .. }

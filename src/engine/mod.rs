@@ -303,11 +303,23 @@ impl<T: Clone> ChunkLog<T> {
 /// Most faults and hazards kept for the report (the counts keep going).
 const MAX_RECORDS: usize = 1000;
 
+/// What never changes during a run: the scenario and its linked code.
+#[derive(Debug, Clone)]
+pub struct Shared {
+    pub scenario: Arc<Scenario>,
+    pub code: Arc<[Decoded]>,
+}
+
 /// The simulated GPU: SMs, memory, counters.
 #[derive(Debug, Clone)]
 pub struct Machine {
-    scenario: Arc<Scenario>,
-    code: Arc<[Decoded]>,
+    sh: Shared,
+    st: State,
+}
+
+/// Everything a cycle changes.
+#[derive(Debug, Clone)]
+struct State {
     width: u32,
     cycle: u64,
     sms: Vec<Sm>,
@@ -325,6 +337,10 @@ pub struct Machine {
     error: Option<RunError>,
     finished: bool,
     check_hazards: bool,
+    /// Slots were freed (or nothing dispatched yet): try to dispatch.
+    dispatch_due: bool,
+    /// A warp finished: look for finished blocks.
+    retire_due: bool,
     scratch: Scratch,
 }
 
@@ -338,10 +354,14 @@ impl Machine {
             .collect();
         let check_hazards = scenario.program.instrs.iter().any(|i| i.explicit_control);
         Ok(Machine {
+            sh: Shared {
+                code: Arc::clone(&code),
+                scenario: Arc::clone(&scenario),
+            },
+            st: State {
             width: m.warp_width,
             global: GlobalMemory::new(&scenario.buffers),
             pcs: vec![PcCounters::default(); code.len()],
-            code,
             cycle: 0,
             sms,
             next_block: 0,
@@ -356,111 +376,113 @@ impl Machine {
             error: None,
             finished: false,
             check_hazards,
+            dispatch_due: true,
+            retire_due: false,
             scratch: Scratch::default(),
-            scenario,
+            },
         })
     }
 
     /// Checks every dependence at issue, also for derived control codes
     /// (they are on by default only when the program wrote its own).
     pub fn set_hazard_checks(&mut self, on: bool) {
-        self.check_hazards = on;
+        self.st.check_hazards = on;
     }
 
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        &self.sh.scenario
     }
 
     pub fn code(&self) -> &[Decoded] {
-        &self.code
+        &self.sh.code
     }
 
     /// Cycles simulated so far.
     pub fn cycle(&self) -> u64 {
-        self.cycle
+        self.st.cycle
     }
 
     pub fn width(&self) -> u32 {
-        self.width
+        self.st.width
     }
 
     /// Every block ran to completion.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.st.finished
     }
 
     /// Why the run stopped early, if it did.
     pub fn error(&self) -> Option<&RunError> {
-        self.error.as_ref()
+        self.st.error.as_ref()
     }
 
     /// Finished or stopped: stepping does nothing more.
     pub fn halted(&self) -> bool {
-        self.finished || self.error.is_some()
+        self.st.finished || self.st.error.is_some()
     }
 
     pub fn global(&self) -> &GlobalMemory {
-        &self.global
+        &self.st.global
     }
 
     pub fn sms(&self) -> &[Sm] {
-        &self.sms
+        &self.st.sms
     }
 
     pub fn faults(&self) -> &[Fault] {
-        &self.faults
+        &self.st.faults
     }
 
     pub fn faults_total(&self) -> u64 {
-        self.faults_total
+        self.st.faults_total
     }
 
     pub fn hazards(&self) -> &[Hazard] {
-        &self.hazards
+        &self.st.hazards
     }
 
     /// What each scheduler issued in the last simulated cycle.
     pub fn issues(&self) -> &[IssueRecord] {
-        &self.issues
+        &self.st.issues
     }
 
     pub fn memory_counters(&self) -> MemoryCounters {
-        self.memory
+        self.st.memory
     }
 
     /// Blocks not yet dispatched.
     pub fn blocks_waiting(&self) -> u32 {
-        self.scenario.launch.blocks - self.next_block
+        self.sh.scenario.launch.blocks - self.st.next_block
     }
 
     /// Warps launched so far.
     pub fn warps_launched(&self) -> u64 {
-        u64::from(self.next_block) * u64::from(self.scenario.warps_per_block())
+        u64::from(self.st.next_block) * u64::from(self.sh.scenario.warps_per_block())
     }
 
     /// Warps on SMs now.
     pub fn resident(&self) -> impl Iterator<Item = &Warp> {
-        self.sms
+        self.st.sms
             .iter()
-            .flat_map(|sm| sm.slots.iter().filter_map(Option::as_ref))
+            .flat_map(|sm| sm.slots.iter().filter_map(|w| w.as_deref()))
     }
 
     /// Run totals, the open stall intervals of resident warps included.
     pub fn totals(&self) -> Counters {
-        let mut c = self.retired;
+        let mut c = self.st.retired;
         for w in self.resident() {
-            c.merge(&w.counters_at(self.cycle));
+            c.merge(&w.counters_at(self.st.cycle));
         }
         c
     }
 
     /// Per-warp counters, retired and resident, by warp index.
     pub fn warp_records(&self) -> Vec<WarpRecord> {
-        let mut v: Vec<WarpRecord> = self.records.iter().copied().collect();
+        let mut v: Vec<WarpRecord> = self.st.records.iter().copied().collect();
         v.extend(self.resident().map(|w| WarpRecord {
             warp: w.gid,
             block: w.block,
-            counters: w.counters_at(self.cycle),
+            counters: w.counters_at(self.st.cycle),
         }));
         v.sort_by_key(|r| r.warp);
         v
@@ -468,20 +490,20 @@ impl Machine {
 
     /// Per-instruction counters, open stall intervals included.
     pub fn pc_counters(&self) -> Vec<PcCounters> {
-        let mut v = self.pcs.clone();
+        let mut v = self.st.pcs.clone();
         for w in self.resident() {
             match w.status {
-                Status::Eligible { since, pc } => {
+                Status::Eligible { since, pc, .. } => {
                     if let Some(p) = v.get_mut(pc as usize) {
                         p.stalls
-                            .add(Reason::NotSelected, self.cycle.saturating_sub(since));
+                            .add(Reason::NotSelected, self.st.cycle.saturating_sub(since));
                     }
                 }
                 Status::Blocked {
                     reason, since, pc, ..
                 } => {
                     if let Some(p) = v.get_mut(pc as usize) {
-                        p.stalls.add(reason, self.cycle.saturating_sub(since));
+                        p.stalls.add(reason, self.st.cycle.saturating_sub(since));
                     }
                 }
                 Status::Done { .. } => {}
@@ -492,7 +514,35 @@ impl Machine {
 
     /// Runs to completion, skipping cycles in which nothing can happen.
     pub fn run(&mut self) -> Result<(), RunError> {
-        self.run_until(u64::MAX);
+        self.st.run(&self.sh)
+    }
+
+    /// Steps until cycle `target` (or the end), skipping idle cycles.
+    pub fn run_until(&mut self, target: u64) {
+        self.st.run_until(&self.sh, target)
+    }
+
+    /// Simulates exactly one cycle. Returns false, doing nothing, once the
+    /// run finished or stopped.
+    pub fn step(&mut self) -> bool {
+        self.st.step(&self.sh)
+    }
+}
+
+impl State {
+    fn halted(&self) -> bool {
+        self.finished || self.error.is_some()
+    }
+
+    fn resident(&self) -> impl Iterator<Item = &Warp> {
+        self.sms
+            .iter()
+            .flat_map(|sm| sm.slots.iter().filter_map(|w| w.as_deref()))
+    }
+
+    /// Runs to completion, skipping cycles in which nothing can happen.
+    fn run(&mut self, sh: &Shared) -> Result<(), RunError> {
+        self.run_until(sh, u64::MAX);
         match &self.error {
             Some(e) => Err(e.clone()),
             None => Ok(()),
@@ -500,24 +550,24 @@ impl Machine {
     }
 
     /// Steps until cycle `target` (or the end), skipping idle cycles.
-    pub fn run_until(&mut self, target: u64) {
+    fn run_until(&mut self, sh: &Shared, target: u64) {
         while self.cycle < target && !self.halted() {
-            self.skip_idle(target);
+            self.skip_idle(sh, target);
             if self.cycle >= target || self.halted() {
                 break;
             }
-            self.step();
+            self.step(sh);
         }
     }
 
     /// When no warp can issue and no block waits for a slot, jumps to the
     /// next cycle at which a warp wakes (never past `target`). Skipped
     /// cycles would have changed nothing: stall time is charged lazily.
-    fn skip_idle(&mut self, target: u64) {
+    fn skip_idle(&mut self, sh: &Shared, target: u64) {
         if self.sms.iter().any(|sm| sm.eligible != 0) {
             return;
         }
-        if self.next_block < self.scenario.launch.blocks && self.sms.iter().any(|sm| self.fits(sm))
+        if self.next_block < sh.scenario.launch.blocks && self.sms.iter().any(|sm| self.fits(sh, sm))
         {
             return;
         }
@@ -527,61 +577,66 @@ impl Machine {
             .filter_map(|sm| sm.wheel.next_due(self.cycle))
             .min();
         if let Some(next) = next {
-            let limit = self.scenario.machine.max_cycles;
+            let limit = sh.scenario.machine.max_cycles;
             self.cycle = next.min(target).min(limit).max(self.cycle);
         }
     }
 
-    fn fits(&self, sm: &Sm) -> bool {
-        let need = self.scenario.warps_per_block();
-        sm.blocks.len() < self.scenario.machine.max_blocks_per_sm as usize
+    fn fits(&self, sh: &Shared, sm: &Sm) -> bool {
+        let need = sh.scenario.warps_per_block();
+        sm.blocks.len() < sh.scenario.machine.max_blocks_per_sm as usize
             && sm.free_slots().count_ones() >= need
     }
 
     /// Simulates exactly one cycle. Returns false, doing nothing, once the
     /// run finished or stopped.
-    pub fn step(&mut self) -> bool {
+    fn step(&mut self, sh: &Shared) -> bool {
         if self.halted() {
             return false;
         }
         let t = self.cycle;
-        if t >= self.scenario.machine.max_cycles {
+        if t >= sh.scenario.machine.max_cycles {
             self.error = Some(RunError::MaxCycles {
-                limit: self.scenario.machine.max_cycles,
+                limit: sh.scenario.machine.max_cycles,
             });
             return false;
         }
         self.issues.clear();
-        self.dispatch(t);
-        for s in 0..self.sms.len() {
-            self.wake(s, t);
+        if self.dispatch_due {
+            self.dispatch(sh, t);
         }
         for s in 0..self.sms.len() {
-            self.issue_sm(s, t);
+            self.wake(sh, s, t);
         }
-        self.retire(t);
+        for s in 0..self.sms.len() {
+            self.issue_sm(sh, s, t);
+        }
+        if self.retire_due {
+            self.retire(t);
+        }
         self.cycle = t + 1;
-        if self.next_block >= self.scenario.launch.blocks
+        if self.next_block >= sh.scenario.launch.blocks
             && self.sms.iter().all(|sm| sm.blocks.is_empty())
         {
             self.finished = true;
         } else if self.error.is_none() {
-            self.check_deadlock();
+            self.check_deadlock(sh);
         }
         true
     }
 
     /// Dispatches waiting blocks into SMs with room, round robin over SMs.
-    fn dispatch(&mut self, t: u64) {
-        let nblocks = self.scenario.launch.blocks;
+    fn dispatch(&mut self, sh: &Shared, t: u64) {
+        let nblocks = sh.scenario.launch.blocks;
+        self.dispatch_due = false;
         loop {
             let mut any = false;
             for s in 0..self.sms.len() {
                 if self.next_block >= nblocks {
                     return;
                 }
-                if self.fits(&self.sms[s]) {
-                    self.launch_block(s, t);
+                if self.fits(sh, &self.sms[s]) {
+                    self.launch_block(sh, s, t);
                     any = true;
                 }
             }
@@ -591,8 +646,8 @@ impl Machine {
         }
     }
 
-    fn launch_block(&mut self, s: usize, t: u64) {
-        let sc = Arc::clone(&self.scenario);
+    fn launch_block(&mut self, sh: &Shared, s: usize, t: u64) {
+        let sc = &sh.scenario;
         let block = self.next_block;
         self.next_block += 1;
         let w = self.width;
@@ -682,7 +737,8 @@ impl Machine {
             let sm = &mut self.sms[s];
             sm.wheel.schedule(t, t, slot);
             sm.age_order.push(slot);
-            sm.slots[slot as usize] = Some(warp);
+            sm.free &= !(1 << slot);
+            sm.slots[slot as usize] = Some(Box::new(warp));
         }
         self.sms[s].blocks.push(ResidentBlock {
             id: block,
@@ -692,7 +748,7 @@ impl Machine {
     }
 
     /// Re-evaluates the warps due at cycle `t`.
-    fn wake(&mut self, s: usize, t: u64) {
+    fn wake(&mut self, sh: &Shared, s: usize, t: u64) {
         let mut due = self.sms[s].wheel.take(t);
         while due != 0 {
             let slot = due.trailing_zeros();
@@ -701,7 +757,7 @@ impl Machine {
                 .as_ref()
                 .is_some_and(|w| w.wake_at == t && !matches!(w.status, Status::Done { .. }));
             if current {
-                self.evaluate_into(s, slot, t);
+                self.evaluate_into(sh, s, slot, t);
             }
         }
     }
@@ -709,7 +765,7 @@ impl Machine {
     /// Charges the warp's current status up to `t` and replaces it.
     fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
         match w.status {
-            Status::Eligible { since, pc } => {
+            Status::Eligible { since, pc, .. } => {
                 let n = t.saturating_sub(since);
                 w.counters.stalls.add(Reason::NotSelected, n);
                 w.counters.stalls_profiled.add(Reason::NotSelected, n);
@@ -745,16 +801,16 @@ impl Machine {
 
     /// Evaluates warp `slot` at cycle `t` and files it as eligible or as
     /// blocked with a wake-up.
-    fn evaluate_into(&mut self, s: usize, slot: u32, t: u64) {
-        let policy = self.scenario.machine.group_policy;
+    fn evaluate_into(&mut self, sh: &Shared, s: usize, slot: u32, t: u64) {
+        let policy = sh.scenario.machine.group_policy;
         let sm = &mut self.sms[s];
         let Some(w) = sm.slots[slot as usize].as_mut() else {
             return;
         };
         let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
-        match readiness(&self.code, w, t, sfu_free, policy) {
-            Readiness::Ready { pc, .. } => {
-                Self::set_status(&mut self.pcs, w, Status::Eligible { since: t, pc }, t);
+        match readiness(&sh.code, w, t, sfu_free, policy) {
+            Readiness::Ready { pc, lanes } => {
+                Self::set_status(&mut self.pcs, w, Status::Eligible { since: t, pc, lanes }, t);
                 sm.eligible |= 1 << slot;
             }
             Readiness::Blocked {
@@ -784,23 +840,32 @@ impl Machine {
         }
     }
 
-    fn issue_sm(&mut self, s: usize, t: u64) {
-        let policy = self.scenario.machine.policy;
+    fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
+        let policy = sh.scenario.machine.policy;
         for k in 0..self.sms[s].sched.len() {
             let sm = &self.sms[s];
             let cand = sm.eligible & sm.sched_mask[k];
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
             };
-            let (pc, uses_lsu) = match sm.slots[slot as usize].as_ref().map(|w| w.status) {
-                Some(Status::Eligible { pc, .. }) => (pc, self.code[pc as usize].uses_lsu),
+            let (pc, lanes, uses_lsu) = match sm.slots[slot as usize].as_ref().map(|w| w.status) {
+                Some(Status::Eligible { pc, lanes, .. }) => (pc, lanes, sh.code[pc as usize].uses_lsu),
                 _ => continue,
             };
             if uses_lsu && self.sms[s].lsu_busy == Some(t) {
                 // Selected, but another scheduler took the shared pipe.
                 let sm = &mut self.sms[s];
                 if let Some(w) = sm.slots[slot as usize].as_mut() {
-                    Self::set_status(&mut self.pcs, w, Status::Eligible { since: t + 1, pc }, t);
+                    Self::set_status(
+                        &mut self.pcs,
+                        w,
+                        Status::Eligible {
+                            since: t + 1,
+                            pc,
+                            lanes,
+                        },
+                        t,
+                    );
                     w.counters.stalls.add(Reason::DispatchStall, 1);
                     w.counters.stalls_profiled.add(Reason::DispatchStall, 1);
                     self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
@@ -822,28 +887,19 @@ impl Machine {
             if uses_lsu {
                 self.sms[s].lsu_busy = Some(t);
             }
-            self.issue(s, k, slot, t);
+            self.issue(sh, s, k, slot, pc, lanes, t);
         }
     }
 
     /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
-    fn issue(&mut self, s: usize, k: usize, slot: u32, t: u64) {
-        let code = Arc::clone(&self.code);
-        let sc = Arc::clone(&self.scenario);
+    #[allow(clippy::too_many_arguments)]
+    fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
+        let code = &sh.code;
+        let sc = &sh.scenario;
         let lat = sc.machine.latency;
-        let group_policy = sc.machine.group_policy;
         let taken_first = sc.machine.taken_first;
         let Some(mut w) = self.sms[s].slots[slot as usize].take() else {
             return;
-        };
-        let sfu_free = self.sms[s].sched[k].sfu_free;
-        // Which lanes issue: the stack's top, or the chosen `its` group.
-        let (pc, active) = match readiness(&code, &w, t, sfu_free, group_policy) {
-            Readiness::Ready { pc, lanes } => (pc, lanes),
-            _ => {
-                self.sms[s].slots[slot as usize] = Some(w);
-                return;
-            }
         };
         let d = &code[pc as usize];
         let ins = &d.instr;
@@ -1157,15 +1213,20 @@ impl Machine {
 
         let done = w.is_done();
         if done {
+            self.retire_due = true;
             w.status = Status::Done { since: t + 1 };
             w.at_bar = false;
-        } else {
-            w.wake_at = self.sms[s].wheel.schedule(t, t + 1, slot);
         }
         let block = w.block;
         self.sms[s].slots[slot as usize] = Some(w);
+        if !done {
+            // Nothing another warp does later in this cycle changes this
+            // warp's readiness (a barrier release re-wakes it), so it is
+            // evaluated for the next cycle now.
+            self.evaluate_into(sh, s, slot, t + 1);
+        }
         if d.is_mufu {
-            self.throttle_others(s, k, slot, t);
+            self.throttle_others(sh, s, k, slot, t);
         }
         if bar_arrived || done {
             self.check_block_barrier(s, block, t);
@@ -1174,7 +1235,7 @@ impl Machine {
 
     /// After a MUFU issue, warps of the same scheduler waiting to issue a
     /// MUFU are throttled from the next cycle.
-    fn throttle_others(&mut self, s: usize, k: usize, issuer: u32, t: u64) {
+    fn throttle_others(&mut self, sh: &Shared, s: usize, k: usize, issuer: u32, t: u64) {
         let mut cand = self.sms[s].eligible & self.sms[s].sched_mask[k] & !(1 << issuer);
         while cand != 0 {
             let slot = cand.trailing_zeros();
@@ -1183,7 +1244,7 @@ impl Machine {
                 self.sms[s].slots[slot as usize]
                     .as_ref()
                     .is_some_and(|w| match w.status {
-                        Status::Eligible { pc, .. } => self.code[pc as usize].is_mufu,
+                        Status::Eligible { pc, .. } => sh.code[pc as usize].is_mufu,
                         _ => false,
                     });
             if wants_mufu {
@@ -1191,7 +1252,7 @@ impl Machine {
                 if let Some(w) = self.sms[s].slots[slot as usize].as_mut() {
                     w.wake_at = t + 1;
                 }
-                self.evaluate_into(s, slot, t + 1);
+                self.evaluate_into(sh, s, slot, t + 1);
             }
         }
     }
@@ -1239,6 +1300,7 @@ impl Machine {
     /// Frees the slots of blocks whose warps all finished (at the end of
     /// cycle `t`, so they count as resident through `t`).
     fn retire(&mut self, t: u64) {
+        self.retire_due = false;
         for s in 0..self.sms.len() {
             let mut i = 0;
             while i < self.sms[s].blocks.len() {
@@ -1250,8 +1312,10 @@ impl Machine {
                     continue;
                 }
                 self.sms[s].blocks.remove(i);
+                self.dispatch_due = true;
                 for slot in convergence::its::lanes(slots) {
                     let sm = &mut self.sms[s];
+                    sm.free |= 1 << slot;
                     if let Some(mut w) = sm.slots[slot].take() {
                         Self::set_status(
                             &mut self.pcs,
@@ -1279,7 +1343,7 @@ impl Machine {
     }
 
     /// Stops the run when no warp can ever issue again.
-    fn check_deadlock(&mut self) {
+    fn check_deadlock(&mut self, sh: &Shared) {
         let nothing_pending = self
             .sms
             .iter()
@@ -1293,7 +1357,7 @@ impl Machine {
                 waiting.push(format!(
                     "warp {} at line {} ({})",
                     w.gid,
-                    self.code.get(pc as usize).map_or(0, |d| d.instr.line),
+                    sh.code.get(pc as usize).map_or(0, |d| d.instr.line),
                     reason.name()
                 ));
             }

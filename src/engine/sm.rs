@@ -94,7 +94,10 @@ pub struct SchedState {
 #[derive(Debug, Clone)]
 pub struct Sm {
     pub id: u32,
-    pub slots: Vec<Option<Warp>>,
+    /// Boxed so that taking a warp out to issue it moves a pointer.
+    pub slots: Vec<Option<Box<Warp>>>,
+    /// Free slots, by bit.
+    pub free: u64,
     pub blocks: Vec<ResidentBlock>,
     /// Warps that can issue now, by slot.
     pub eligible: u64,
@@ -117,6 +120,7 @@ impl Sm {
         Sm {
             id,
             slots: vec![None; slots as usize],
+            free: super::warp::lane_mask(slots),
             blocks: Vec::new(),
             eligible: 0,
             sched_mask,
@@ -129,11 +133,7 @@ impl Sm {
 
     /// Free warp slots.
     pub fn free_slots(&self) -> u64 {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.is_none())
-            .fold(0, |m, (i, _)| m | 1 << i)
+        self.free
     }
 
     /// The scheduler's candidates in the order its policy considers them.

@@ -108,18 +108,17 @@ pub struct QueueEntry {
 
 impl Machine {
     fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
-        let t = self.cycle;
-        let sfu_free = self
-            .sms
+        let t = self.st.cycle;
+        let sfu_free = self.st.sms
             .get(sm as usize)
             .and_then(|s| s.sched.get(w.scheduler as usize))
             .map_or(0, |st| st.sfu_free);
         match readiness(
-            &self.code,
+            &self.sh.code,
             w,
             t,
             sfu_free,
-            self.scenario.machine.group_policy,
+            self.sh.scenario.machine.group_policy,
         ) {
             Readiness::Ready { pc, lanes } => (WarpStatus::Eligible, Some(pc), lanes),
             Readiness::Blocked {
@@ -147,10 +146,10 @@ impl Machine {
 
     /// A view of one resident warp.
     pub fn warp_view(&self, sm: u32, w: &Warp) -> WarpView {
-        let t = self.cycle;
+        let t = self.st.cycle;
         let (status, pc, active) = self.status_of(sm, w);
         let guard = pc
-            .and_then(|p| self.code.get(p as usize))
+            .and_then(|p| self.sh.code.get(p as usize))
             .map_or(w.full(), |d| w.pred_mask(d.instr.guard));
         let live = w.live();
         let (stack, groups, barriers, waiting) = match &w.conv {
@@ -210,7 +209,7 @@ impl Machine {
                 }
             })
             .collect();
-        let blocking_scoreboards = pc.and_then(|p| self.code.get(p as usize)).map_or(0, |d| {
+        let blocking_scoreboards = pc.and_then(|p| self.sh.code.get(p as usize)).map_or(0, |d| {
             (0..SCOREBOARDS as u8)
                 .filter(|&i| {
                     d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0
@@ -243,7 +242,7 @@ impl Machine {
 
     /// Views of every resident warp, by SM then slot.
     pub fn warp_views(&self) -> Vec<WarpView> {
-        self.sms
+        self.st.sms
             .iter()
             .flat_map(|sm| {
                 sm.slots
@@ -257,10 +256,10 @@ impl Machine {
     /// Scheduler `k` of SM `sm`: its warps in the order its policy
     /// considers them, each with its status for the next cycle.
     pub fn ready_queue(&self, sm: u32, k: u32) -> Vec<QueueEntry> {
-        let Some(s) = self.sms.get(sm as usize) else {
+        let Some(s) = self.st.sms.get(sm as usize) else {
             return Vec::new();
         };
-        let policy = self.scenario.machine.policy;
+        let policy = self.sh.scenario.machine.policy;
         let order = s.policy_order(k as usize, policy);
         let mut eligible = 0u64;
         let mut entries: Vec<QueueEntry> = order
@@ -275,8 +274,7 @@ impl Machine {
                     slot,
                     warp: w.gid,
                     status,
-                    issued_last: self
-                        .issues
+                    issued_last: self.st.issues
                         .iter()
                         .any(|i| i.sm == sm && i.slot == slot && !i.dispatch_stall),
                     next: false,

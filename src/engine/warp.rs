@@ -12,8 +12,8 @@ use super::stats::{Counters, Reason};
 /// the status changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
-    /// Can issue now.
-    Eligible { since: u64, pc: u32 },
+    /// `lanes` at `pc` can issue now.
+    Eligible { since: u64, pc: u32, lanes: u64 },
     /// Cannot issue before `until` (`u64::MAX`: until another warp or lane
     /// acts). `labelled` is what a profiler would call `reason`.
     Blocked {
