@@ -255,6 +255,20 @@ pub struct WarpRecord {
     pub counters: Counters,
 }
 
+/// A warp's registers and lane masks when it left its SM (kept only when
+/// asked for: property tests compare them between convergence models).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinalState {
+    pub warp: u32,
+    pub width: u32,
+    pub launched: u64,
+    pub exited: u64,
+    pub faulted: u64,
+    /// `regs[r * width + lane]`.
+    pub regs: Vec<u32>,
+    pub preds: [u64; 7],
+}
+
 /// An append-only list stored in shared chunks, so a checkpoint of a long
 /// run shares all but the last chunk with the machine it was taken from.
 #[derive(Debug, Clone)]
@@ -341,6 +355,9 @@ struct State {
     dispatch_due: bool,
     /// A warp finished: look for finished blocks.
     retire_due: bool,
+    /// Keep each retired warp's registers (see [`FinalState`]).
+    keep_final: bool,
+    finals: Vec<FinalState>,
     scratch: Scratch,
 }
 
@@ -378,9 +395,24 @@ impl Machine {
             check_hazards,
             dispatch_due: true,
             retire_due: false,
+            keep_final: false,
+            finals: Vec::new(),
             scratch: Scratch::default(),
             },
         })
+    }
+
+    /// Keeps every retired warp's registers for [`Machine::final_states`].
+    pub fn set_keep_final_states(&mut self, on: bool) {
+        self.st.keep_final = on;
+    }
+
+    /// Registers and lane masks of the warps that left their SM (when kept),
+    /// by warp index.
+    pub fn final_states(&self) -> Vec<&FinalState> {
+        let mut v: Vec<&FinalState> = self.st.finals.iter().collect();
+        v.sort_by_key(|f| f.warp);
+        v
     }
 
     /// Checks every dependence at issue, also for derived control codes
@@ -1329,6 +1361,17 @@ impl State {
                             block: w.block,
                             counters: w.counters,
                         });
+                        if self.keep_final {
+                            self.finals.push(FinalState {
+                                warp: w.gid,
+                                width: w.width,
+                                launched: w.launched,
+                                exited: w.exited,
+                                faulted: w.faulted,
+                                regs: std::mem::take(&mut w.regs),
+                                preds: w.preds,
+                            });
+                        }
                     }
                     sm.eligible &= !(1 << slot);
                     sm.age_order.retain(|&x| x as usize != slot);
