@@ -68,21 +68,37 @@ impl Default for Scratch {
     }
 }
 
+/// Copies lanes; the common widths are fixed-size copies the compiler
+/// inlines instead of calling `memcpy`.
+#[inline(always)]
+fn copy_lanes(dst: &mut [u32], src: &[u32]) {
+    match (dst.len(), src.len()) {
+        (32, 32) => {
+            let d: &mut [u32; 32] = dst.try_into().unwrap_or_else(|_| unreachable!());
+            let s: &[u32; 32] = src.try_into().unwrap_or_else(|_| unreachable!());
+            *d = *s;
+        }
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 fn row(w: &Warp, r: u8) -> Option<&[u32]> {
     if r == RZ {
         return None;
     }
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     w.regs.get(usize::from(r) * n..(usize::from(r) + 1) * n)
 }
 
 /// Integer view of a source: `-R` negates, `~R` inverts.
 fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     match s {
         Src::Reg(r) => {
             match row(w, r.reg) {
-                Some(v) => out[..n].copy_from_slice(v),
+                Some(v) => copy_lanes(&mut out[..n], v),
                 None => out[..n].fill(0),
             }
             if r.not {
@@ -100,11 +116,12 @@ fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
 
 /// Float view of a source: `|R|` clears the sign, `-R` flips it.
 fn fetch_f(w: &Warp, s: Src, out: &mut Lanes) {
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     match s {
         Src::Reg(r) => {
             match row(w, r.reg) {
-                Some(v) => out[..n].copy_from_slice(v),
+                Some(v) => copy_lanes(&mut out[..n], v),
                 None => out[..n].fill(0),
             }
             if r.abs {
@@ -124,19 +141,19 @@ fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     if d == RZ {
         return;
     }
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     let full = w.full();
     let Some(dst) = w.regs.get_mut(usize::from(d) * n..(usize::from(d) + 1) * n) else {
         return;
     };
     if on == full {
-        dst.copy_from_slice(&vals[..n]);
+        copy_lanes(dst, &vals[..n]);
     } else {
-        let mut m = on & full;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            dst[l] = vals[l];
+        // A branch-free blend the compiler can vectorise.
+        for (l, (x, &v)) in dst.iter_mut().zip(&vals[..n]).enumerate() {
+            let keep = ((on >> l) & 1).wrapping_sub(1) as u32;
+            *x = (v & !keep) | (*x & keep);
         }
     }
 }
@@ -282,7 +299,8 @@ fn fmax(a: f32, b: f32) -> f32 {
 
 /// Per-lane addresses of a memory operand.
 fn addresses(w: &Warp, m: MemRef, out: &mut Lanes) {
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     match row(w, m.base) {
         Some(v) => {
             for (o, &b) in out[..n].iter_mut().zip(v) {
@@ -329,7 +347,8 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
         width,
         store,
     } = acc;
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     let size = width.bytes();
     let nregs = usize::from(width.regs());
     let mut a: Lanes = [0; 64];
@@ -393,7 +412,8 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
 /// predicated on); `active` is the issuing mask, which SHFL reads from.
 /// Control flow is the convergence model's business, not done here.
 pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
-    let n = w.width as usize;
+    // At most 64 lanes: stating it lets the compiler drop bounds checks.
+    let n = (w.width as usize).min(64);
     let space = match op {
         Op::Ldg { .. } | Op::Stg { .. } => Some(Space::Global),
         Op::Lds { .. } | Op::Sts { .. } => Some(Space::Shared),
@@ -455,6 +475,14 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             fetch_i(w, sc, c);
             let ci0 = w.pred_mask(carry_in[0]);
             let ci1 = w.pred_mask(carry_in[1]);
+            if carry == [PT, PT] && ci0 | ci1 == 0 {
+                // No carries in or out: a plain three-way add.
+                for l in 0..n {
+                    r[l] = a[l].wrapping_add(b[l]).wrapping_add(c[l]);
+                }
+                write(w, d, r, on);
+                return MemEffect::None;
+            }
             let (mut co0, mut co1) = (0u64, 0u64);
             for l in 0..n {
                 let s = u64::from(a[l])
@@ -676,12 +704,32 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             fetch_f(w, sa, a);
             fetch_f(w, sb, b);
             fetch_f(w, sc, c);
+            let mut tricky = 0u32;
             for l in 0..n {
-                r[l] = canon(libm::fmaf(
+                let (x, y, z) = (
                     f32::from_bits(a[l]),
                     f32::from_bits(b[l]),
                     f32::from_bits(c[l]),
-                ));
+                );
+                // The product of two binary32 values is exact in binary64,
+                // so one rounding of the sum to binary32 is the fused
+                // result, unless the binary64 sum sits exactly halfway
+                // between two binary32 values (double rounding) or is
+                // subnormal in binary32. Those lanes take the exact path.
+                let v = f64::from(x) * f64::from(y) + f64::from(z);
+                let halfway = v.to_bits() & 0x1fff_ffff == 0x1000_0000;
+                let tiny = v.abs() < f64::from(f32::MIN_POSITIVE);
+                tricky |= u32::from(halfway | tiny);
+                r[l] = canon(v as f32);
+            }
+            if tricky != 0 {
+                for l in 0..n {
+                    r[l] = canon(libm::fmaf(
+                        f32::from_bits(a[l]),
+                        f32::from_bits(b[l]),
+                        f32::from_bits(c[l]),
+                    ));
+                }
             }
             write(w, d, r, on);
         }
@@ -818,6 +866,36 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fused_multiply_add_is_exact_on_tricky_inputs() {
+        // Halfway and cancellation cases where a double-rounded a*b+c in
+        // binary64 would differ from a fused multiply-add.
+        let cases: [(f32, f32, f32); 6] = [
+            (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, -1.0),
+            (0.1, 10.0, -1.0),
+            (16_777_217.0, 1.0, 0.5),
+            (1e-30, 1e-10, 1e-40),
+            (3.0, 1.0 / 3.0, -1.0),
+            (f32::MAX, 2.0, -f32::MAX),
+        ];
+        for (x, y, z) in cases {
+            let mut sc = Scratch::default();
+            sc.lanes[0][0] = x.to_bits();
+            sc.lanes[1][0] = y.to_bits();
+            sc.lanes[2][0] = z.to_bits();
+            let v = f64::from(x) * f64::from(y) + f64::from(z);
+            let fast = v as f32;
+            let exact = libm::fmaf(x, y, z);
+            let bits = v.to_bits();
+            let tricky =
+                bits & 0x1fff_ffff == 0x1000_0000 || v.abs() < f64::from(f32::MIN_POSITIVE);
+            assert!(
+                tricky || fast.to_bits() == exact.to_bits() || (fast.is_nan() && exact.is_nan()),
+                "{x} {y} {z}"
+            );
+        }
+    }
 
     #[test]
     fn lop3_truth_tables() {

@@ -376,28 +376,28 @@ impl Machine {
                 scenario: Arc::clone(&scenario),
             },
             st: State {
-            width: m.warp_width,
-            global: GlobalMemory::new(&scenario.buffers),
-            pcs: vec![PcCounters::default(); code.len()],
-            cycle: 0,
-            sms,
-            next_block: 0,
-            next_age: 0,
-            retired: Counters::default(),
-            records: ChunkLog::default(),
-            memory: MemoryCounters::default(),
-            faults: Vec::new(),
-            faults_total: 0,
-            hazards: Vec::new(),
-            issues: Vec::new(),
-            error: None,
-            finished: false,
-            check_hazards,
-            dispatch_due: true,
-            retire_due: false,
-            keep_final: false,
-            finals: Vec::new(),
-            scratch: Scratch::default(),
+                width: m.warp_width,
+                global: GlobalMemory::new(&scenario.buffers),
+                pcs: vec![PcCounters::default(); code.len()],
+                cycle: 0,
+                sms,
+                next_block: 0,
+                next_age: 0,
+                retired: Counters::default(),
+                records: ChunkLog::default(),
+                memory: MemoryCounters::default(),
+                faults: Vec::new(),
+                faults_total: 0,
+                hazards: Vec::new(),
+                issues: Vec::new(),
+                error: None,
+                finished: false,
+                check_hazards,
+                dispatch_due: true,
+                retire_due: false,
+                keep_final: false,
+                finals: Vec::new(),
+                scratch: Scratch::default(),
             },
         })
     }
@@ -494,7 +494,8 @@ impl Machine {
 
     /// Warps on SMs now.
     pub fn resident(&self) -> impl Iterator<Item = &Warp> {
-        self.st.sms
+        self.st
+            .sms
             .iter()
             .flat_map(|sm| sm.slots.iter().filter_map(|w| w.as_deref()))
     }
@@ -599,7 +600,8 @@ impl State {
         if self.sms.iter().any(|sm| sm.eligible != 0) {
             return;
         }
-        if self.next_block < sh.scenario.launch.blocks && self.sms.iter().any(|sm| self.fits(sh, sm))
+        if self.next_block < sh.scenario.launch.blocks
+            && self.sms.iter().any(|sm| self.fits(sh, sm))
         {
             return;
         }
@@ -800,7 +802,6 @@ impl State {
             Status::Eligible { since, pc, .. } => {
                 let n = t.saturating_sub(since);
                 w.counters.stalls.add(Reason::NotSelected, n);
-                w.counters.stalls_profiled.add(Reason::NotSelected, n);
                 if let Some(p) = pcs.get_mut(pc as usize) {
                     p.stalls.add(Reason::NotSelected, n);
                 }
@@ -813,11 +814,7 @@ impl State {
                 ..
             } => {
                 let n = t.saturating_sub(since);
-                w.counters.stalls.add(reason, n);
-                w.counters.stalls_profiled.add(labelled, n);
-                if reason != labelled {
-                    w.counters.mislabeled_cycles += n;
-                }
+                w.counters.charge(reason, labelled, n);
                 if let Some(p) = pcs.get_mut(pc as usize) {
                     p.stalls.add(reason, n);
                 }
@@ -825,7 +822,6 @@ impl State {
             Status::Done { since } => {
                 let n = t.saturating_sub(since);
                 w.counters.stalls.add(Reason::Exited, n);
-                w.counters.stalls_profiled.add(Reason::Exited, n);
             }
         }
         w.status = new;
@@ -842,7 +838,16 @@ impl State {
         let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
         match readiness(&sh.code, w, t, sfu_free, policy) {
             Readiness::Ready { pc, lanes } => {
-                Self::set_status(&mut self.pcs, w, Status::Eligible { since: t, pc, lanes }, t);
+                Self::set_status(
+                    &mut self.pcs,
+                    w,
+                    Status::Eligible {
+                        since: t,
+                        pc,
+                        lanes,
+                    },
+                    t,
+                );
                 sm.eligible |= 1 << slot;
             }
             Readiness::Blocked {
@@ -881,7 +886,9 @@ impl State {
                 continue;
             };
             let (pc, lanes, uses_lsu) = match sm.slots[slot as usize].as_ref().map(|w| w.status) {
-                Some(Status::Eligible { pc, lanes, .. }) => (pc, lanes, sh.code[pc as usize].uses_lsu),
+                Some(Status::Eligible { pc, lanes, .. }) => {
+                    (pc, lanes, sh.code[pc as usize].uses_lsu)
+                }
                 _ => continue,
             };
             if uses_lsu && self.sms[s].lsu_busy == Some(t) {
@@ -899,7 +906,6 @@ impl State {
                         t,
                     );
                     w.counters.stalls.add(Reason::DispatchStall, 1);
-                    w.counters.stalls_profiled.add(Reason::DispatchStall, 1);
                     self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
                     self.issues.push(IssueRecord {
                         sm: s as u32,
@@ -949,7 +955,6 @@ impl State {
             t,
         );
         w.counters.stalls.add(Reason::Selected, 1);
-        w.counters.stalls_profiled.add(Reason::Selected, 1);
         self.pcs[pc as usize].stalls.add(Reason::Selected, 1);
         self.sms[s].eligible &= !(1 << slot);
         self.sms[s].sched[k].last = Some(slot);
@@ -989,16 +994,16 @@ impl State {
         }
 
         // Data effects.
-        let block_idx = self.sms[s]
-            .blocks
-            .iter()
-            .position(|b| b.id == w.block)
-            .unwrap_or(0);
         self.scratch.faults.clear();
         let effect = {
             let sm = &mut self.sms[s];
             let mut fallback = SharedMemory::new(0);
-            let shared = match sm.blocks.get_mut(block_idx) {
+            let block = w.block;
+            let found = match ins.class {
+                Class::Shared => sm.blocks.iter_mut().find(|b| b.id == block),
+                _ => None,
+            };
+            let shared = match found {
                 Some(b) => &mut b.shared,
                 None => &mut fallback,
             };
@@ -1249,9 +1254,27 @@ impl State {
             w.status = Status::Done { since: t + 1 };
             w.at_bar = false;
         }
+        // The common case needs no evaluation: a stack warp still inside
+        // its stall count waits until the count runs out.
+        let waiting = match &w.conv {
+            Convergence::Stack(st) if !done && !w.at_bar && w.stall_until > t + 1 => {
+                st.top().map(|e| e.pc)
+            }
+            _ => None,
+        };
+        if let Some(next_pc) = waiting {
+            w.status = Status::Blocked {
+                reason: Reason::Wait,
+                labelled: Reason::Wait,
+                since: t + 1,
+                until: w.stall_until,
+                pc: next_pc,
+            };
+            w.wake_at = self.sms[s].wheel.schedule(t + 1, w.stall_until, slot);
+        }
         let block = w.block;
         self.sms[s].slots[slot as usize] = Some(w);
-        if !done {
+        if !done && waiting.is_none() {
             // Nothing another warp does later in this cycle changes this
             // warp's readiness (a barrier release re-wakes it), so it is
             // evaluated for the next cycle now.

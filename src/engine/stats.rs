@@ -131,11 +131,11 @@ pub struct Counters {
     pub lane_slots: LaneSlots,
     /// Warp-cycles per reason (the true cause).
     pub stalls: ReasonCounts,
-    /// Warp-cycles per reason as a profiler would label them (scoreboard
-    /// stalls classified by the scoreboard's latest setter).
-    pub stalls_profiled: ReasonCounts,
-    /// Warp-cycles in which the profiler's label differs from the cause.
-    pub mislabeled_cycles: u64,
+    /// Long-scoreboard warp-cycles a profiler labels short (the
+    /// scoreboard's latest setter was an on-SM producer).
+    pub long_labelled_short: u64,
+    /// Short-scoreboard warp-cycles a profiler labels long.
+    pub short_labelled_long: u64,
 }
 
 impl Counters {
@@ -147,8 +147,37 @@ impl Counters {
         self.divergent_branches += o.divergent_branches;
         self.lane_slots.merge(&o.lane_slots);
         self.stalls.merge(&o.stalls);
-        self.stalls_profiled.merge(&o.stalls_profiled);
-        self.mislabeled_cycles += o.mislabeled_cycles;
+        self.long_labelled_short += o.long_labelled_short;
+        self.short_labelled_long += o.short_labelled_long;
+    }
+
+    /// Charges `n` warp-cycles to `reason`, which a profiler would call
+    /// `labelled` (they differ only between the two scoreboard reasons).
+    #[inline]
+    pub fn charge(&mut self, reason: Reason, labelled: Reason, n: u64) {
+        self.stalls.add(reason, n);
+        if reason != labelled {
+            if reason == Reason::LongScoreboard {
+                self.long_labelled_short += n;
+            } else {
+                self.short_labelled_long += n;
+            }
+        }
+    }
+
+    /// Warp-cycles per reason as a profiler would label them: scoreboard
+    /// stalls classified by the scoreboard's latest setter.
+    pub fn stalls_profiled(&self) -> ReasonCounts {
+        let mut p = self.stalls;
+        let (ls, sl) = (self.long_labelled_short, self.short_labelled_long);
+        p.0[Reason::LongScoreboard.index()] = p.get(Reason::LongScoreboard) - ls + sl;
+        p.0[Reason::ShortScoreboard.index()] = p.get(Reason::ShortScoreboard) - sl + ls;
+        p
+    }
+
+    /// Warp-cycles in which the profiler's label differs from the cause.
+    pub fn mislabeled_cycles(&self) -> u64 {
+        self.long_labelled_short + self.short_labelled_long
     }
 
     /// SIMD efficiency `sum P_j / (W * I)`; `None` before anything issued.

@@ -109,7 +109,9 @@ pub struct QueueEntry {
 impl Machine {
     fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
         let t = self.st.cycle;
-        let sfu_free = self.st.sms
+        let sfu_free = self
+            .st
+            .sms
             .get(sm as usize)
             .and_then(|s| s.sched.get(w.scheduler as usize))
             .map_or(0, |st| st.sfu_free);
@@ -209,13 +211,15 @@ impl Machine {
                 }
             })
             .collect();
-        let blocking_scoreboards = pc.and_then(|p| self.sh.code.get(p as usize)).map_or(0, |d| {
-            (0..SCOREBOARDS as u8)
-                .filter(|&i| {
-                    d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0
-                })
-                .fold(0, |m, i| m | 1 << i)
-        });
+        let blocking_scoreboards = pc
+            .and_then(|p| self.sh.code.get(p as usize))
+            .map_or(0, |d| {
+                (0..SCOREBOARDS as u8)
+                    .filter(|&i| {
+                        d.instr.control.wait_mask & (1 << i) != 0 && summary[usize::from(i)].0 > 0
+                    })
+                    .fold(0, |m, i| m | 1 << i)
+            });
         WarpView {
             warp: w.gid,
             block: w.block,
@@ -242,7 +246,8 @@ impl Machine {
 
     /// Views of every resident warp, by SM then slot.
     pub fn warp_views(&self) -> Vec<WarpView> {
-        self.st.sms
+        self.st
+            .sms
             .iter()
             .flat_map(|sm| {
                 sm.slots
@@ -274,7 +279,9 @@ impl Machine {
                     slot,
                     warp: w.gid,
                     status,
-                    issued_last: self.st.issues
+                    issued_last: self
+                        .st
+                        .issues
                         .iter()
                         .any(|i| i.sm == sm && i.slot == slot && !i.dispatch_stall),
                     next: false,

@@ -113,26 +113,15 @@ impl Warp {
         match self.status {
             Status::Eligible { since, .. } => {
                 c.stalls.add(Reason::NotSelected, now.saturating_sub(since));
-                c.stalls_profiled
-                    .add(Reason::NotSelected, now.saturating_sub(since));
             }
             Status::Blocked {
                 reason,
                 labelled,
                 since,
                 ..
-            } => {
-                let n = now.saturating_sub(since);
-                c.stalls.add(reason, n);
-                c.stalls_profiled.add(labelled, n);
-                if reason != labelled {
-                    c.mislabeled_cycles += n;
-                }
-            }
+            } => c.charge(reason, labelled, now.saturating_sub(since)),
             Status::Done { since } => {
                 c.stalls.add(Reason::Exited, now.saturating_sub(since));
-                c.stalls_profiled
-                    .add(Reason::Exited, now.saturating_sub(since));
             }
         }
         c

@@ -242,7 +242,7 @@ impl Report {
                     "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio",
                     r.name()
                 ),
-                num(ratio(c.stalls_profiled.get(r), c.issued)),
+                num(ratio(c.stalls_profiled().get(r), c.issued)),
             );
         }
         Report {
@@ -286,8 +286,8 @@ impl Report {
                 shared_bank_conflicts: mem.shared_bank_conflicts,
             },
             stalls: Stalls(c.stalls),
-            stalls_profiled: Stalls(c.stalls_profiled),
-            scoreboard_mislabeled_cycles: c.mislabeled_cycles,
+            stalls_profiled: Stalls(c.stalls_profiled()),
+            scoreboard_mislabeled_cycles: c.mislabeled_cycles(),
             warps,
             pcs,
             ncu,
