@@ -1168,34 +1168,11 @@ impl State {
                         its.set_pc(active, pc + 1);
                         its.current = Some(pc + 1);
                     }
-                    Op::Bsync { barrier } => {
-                        its.set_pc(rest, pc + 1);
-                        its.bsync(barrier, on);
-                        its.current = Some(pc + 1);
-                    }
-                    Op::Warpsync { mask } => {
-                        let m = match mask {
-                            Src::Imm(v) => u64::from(v),
-                            Src::Reg(r) => {
-                                let lane = on.trailing_zeros().min(63);
-                                u64::from(
-                                    w.regs
-                                        .get(usize::from(r.reg) * w.width as usize + lane as usize)
-                                        .copied()
-                                        .unwrap_or(0),
-                                )
-                            }
-                            Src::Const { .. } => u64::MAX,
-                        };
-                        // A 64-lane wavefront's mask is 32 bits wide here:
-                        // an all-ones mask means the whole warp.
-                        let m = if m == u64::from(u32::MAX) {
-                            full
-                        } else {
-                            m & full
-                        };
-                        its.set_pc(rest, pc + 1);
-                        its.warpsync(on, m);
+                    Op::Bsync { .. } | Op::Warpsync { .. } => {
+                        // The lanes arrived (and were released) before
+                        // issuing: the merged group now moves on.
+                        its.set_pc(active, pc + 1);
+                        its.released &= !active;
                         its.current = Some(pc + 1);
                     }
                     Op::BarSync { .. } => {
@@ -1209,6 +1186,10 @@ impl State {
                     }
                 }
                 let live = w.launched & !w.exited & !w.faulted;
+                its.refresh(live);
+                let first = live.trailing_zeros().min(63);
+                let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);
+                its.arrive(live, sync_at);
                 its.release(live);
                 its.refresh(live);
                 let at_bar = its.waiting(live, Some(LaneWait::Bar));
@@ -1574,6 +1555,39 @@ pub enum Readiness {
     Done,
 }
 
+/// The `its` synchronisation instruction at `pc`, if any. A `WARPSYNC`
+/// register mask is read from lane `lane`; an all-ones 32-bit mask means
+/// the whole warp (also a 64-lane wavefront).
+fn sync_point(
+    code: &[Decoded],
+    regs: &[u32],
+    width: u32,
+    lane: u32,
+    full: u64,
+    pc: u32,
+) -> Option<convergence::its::SyncPoint> {
+    use convergence::its::SyncPoint;
+    match code.get(pc as usize)?.instr.op {
+        Op::Bsync { barrier } => Some(SyncPoint::Bsync(barrier)),
+        Op::Warpsync { mask } => {
+            let m = match mask {
+                Src::Imm(v) => v,
+                Src::Reg(r) => regs
+                    .get(usize::from(r.reg) * width as usize + lane as usize)
+                    .copied()
+                    .unwrap_or(0),
+                Src::Const { .. } => u32::MAX,
+            };
+            Some(SyncPoint::Warpsync(if m == u32::MAX {
+                full
+            } else {
+                u64::from(m) & full
+            }))
+        }
+        _ => None,
+    }
+}
+
 fn sb_reason(class: Class) -> Reason {
     if class.is_long() {
         Reason::LongScoreboard
@@ -1710,6 +1724,18 @@ pub fn readiness(
             };
             if let Some((pc, lanes)) = choice {
                 return Readiness::Ready { pc, lanes };
+            }
+            // The lanes that issued last wait for their siblings at a
+            // convergence barrier: that is why this warp does not issue.
+            if let Some(c) = its.current
+                && !its.groups.iter().any(|g| g.0 == c)
+            {
+                return Readiness::Blocked {
+                    reason: Reason::ConvergenceBarrier,
+                    labelled: Reason::ConvergenceBarrier,
+                    until: soonest,
+                    pc: c,
+                };
             }
             let (reason, labelled) = preferred_block.unwrap_or((Reason::Wait, Reason::Wait));
             Readiness::Blocked {

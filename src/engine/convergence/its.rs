@@ -4,6 +4,12 @@
 //! per slot. Groups split at divergent branches and meet again only at a
 //! convergence barrier (`BSSY`/`BSYNC`), at `WARPSYNC`, or when they happen
 //! to reach the same pc.
+//!
+//! A group that reaches a `BSYNC` or `WARPSYNC` arrives there without
+//! issuing and waits; when the last participant arrives, the lanes are
+//! released together at that instruction and the merged group issues it
+//! once. So a split costs exactly the issue slots of its paths in both
+//! convergence models.
 
 use crate::asm::ir::CONVERGENCE_BARRIERS;
 
@@ -30,6 +36,14 @@ pub struct ConvBarrier {
     pub target: u32,
 }
 
+/// A synchronisation instruction found at a group's pc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncPoint {
+    Bsync(u8),
+    /// `WARPSYNC` with the lanes its mask names.
+    Warpsync(u64),
+}
+
 /// Per-lane pcs and convergence barriers of one warp.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItsState {
@@ -37,8 +51,12 @@ pub struct ItsState {
     pub wait: [LaneWait; 64],
     /// The mask each lane waiting at `WARPSYNC` named.
     pub warpsync_mask: [u64; 64],
+    /// Lanes released at a `WARPSYNC` that have not issued it yet (so they
+    /// do not arrive there again).
+    pub released: u64,
     pub barriers: [ConvBarrier; CONVERGENCE_BARRIERS],
-    /// The pc of the group that issued last and still runs, if any.
+    /// The pc of the lanes that issued last, if any is still there (they
+    /// may be waiting at a sync point).
     pub current: Option<u32>,
     /// Groups `(pc, lanes)` sorted by pc; kept current by [`ItsState::refresh`].
     pub groups: Vec<(u32, u64)>,
@@ -50,6 +68,7 @@ impl ItsState {
             pc: [0; 64],
             wait: [LaneWait::Running; 64],
             warpsync_mask: [0; 64],
+            released: 0,
             barriers: [ConvBarrier::default(); CONVERGENCE_BARRIERS],
             current: Some(0),
             groups: Vec::with_capacity(8),
@@ -82,8 +101,10 @@ impl ItsState {
             }
         }
         self.groups.sort_unstable_by_key(|g| g.0);
+        // The current group may be waiting at a sync point: it stays
+        // current (its lanes are still at that pc) until they all leave.
         if let Some(c) = self.current
-            && !self.groups.iter().any(|g| g.0 == c)
+            && !lanes(live).any(|l| self.pc[l] == c)
         {
             self.current = None;
         }
@@ -103,17 +124,33 @@ impl ItsState {
         };
     }
 
-    /// Lanes `on` arrive at `BSYNC b` (at their pc); non-participants pass.
-    pub fn bsync(&mut self, b: u8, on: u64) {
-        let bar = &mut self.barriers[usize::from(b)];
-        let waiting = on & bar.participants;
-        bar.arrived |= waiting;
-        for l in lanes(waiting) {
-            self.wait[l] = LaneWait::Bsync(b);
+    /// Groups standing at a `BSYNC` or `WARPSYNC` arrive there: their
+    /// participating lanes wait. `sync` says what instruction is at a pc.
+    pub fn arrive(&mut self, live: u64, sync: impl Fn(u32) -> Option<SyncPoint>) {
+        let mut i = 0;
+        while i < self.groups.len() {
+            let (pc, lanes_mask) = self.groups[i];
+            i += 1;
+            match sync(pc) {
+                Some(SyncPoint::Bsync(b)) => {
+                    let bar = &mut self.barriers[usize::from(b)];
+                    let arriving = lanes_mask & bar.participants;
+                    bar.arrived |= arriving;
+                    for l in lanes(arriving) {
+                        self.wait[l] = LaneWait::Bsync(b);
+                    }
+                }
+                Some(SyncPoint::Warpsync(mask)) => {
+                    let arriving = lanes_mask & !self.released;
+                    for l in lanes(arriving) {
+                        self.wait[l] = LaneWait::Warpsync;
+                        self.warpsync_mask[l] = mask;
+                    }
+                }
+                None => {}
+            }
         }
-        for l in lanes(on & !waiting) {
-            self.pc[l] += 1;
-        }
+        self.refresh(live);
     }
 
     /// `BREAK b`: lanes `on` stop participating.
@@ -121,13 +158,6 @@ impl ItsState {
         let bar = &mut self.barriers[usize::from(b)];
         bar.participants &= !on;
         bar.arrived &= !on;
-    }
-
-    pub fn warpsync(&mut self, on: u64, mask: u64) {
-        for l in lanes(on) {
-            self.wait[l] = LaneWait::Warpsync;
-            self.warpsync_mask[l] = mask;
-        }
     }
 
     pub fn bar_arrive(&mut self, on: u64) {
@@ -147,7 +177,9 @@ impl ItsState {
     }
 
     /// Releases every convergence barrier and `WARPSYNC` whose lanes have
-    /// all arrived or left. Returns the lanes released.
+    /// all arrived or left: the lanes run again, still at the sync
+    /// instruction, which they then issue together. Returns the lanes
+    /// released.
     pub fn release(&mut self, live: u64) -> u64 {
         let mut released = 0;
         for b in 0..CONVERGENCE_BARRIERS {
@@ -156,7 +188,6 @@ impl ItsState {
                 for l in lanes(live) {
                     if self.wait[l] == LaneWait::Bsync(b as u8) {
                         self.wait[l] = LaneWait::Running;
-                        self.pc[l] += 1;
                         released |= 1 << l;
                     }
                 }
@@ -171,8 +202,8 @@ impl ItsState {
                 .fold(0, |m, l| m | 1 << l);
             for l in lanes(ready) {
                 self.wait[l] = LaneWait::Running;
-                self.pc[l] += 1;
             }
+            self.released |= ready;
             released |= ready;
         }
         released
@@ -209,26 +240,37 @@ mod tests {
     }
 
     #[test]
-    fn bsync_waits_for_every_participant() {
+    fn bsync_waits_for_every_participant_without_issuing() {
+        // BSYNC B0 at pc 9.
+        let sync = |pc: u32| (pc == 9).then_some(SyncPoint::Bsync(0));
         let mut s = ItsState::new(0b1111);
         s.bssy(0, 0b1111, 9);
-        s.set_pc(0b1111, 9);
-        s.bsync(0, 0b0011);
+        s.set_pc(0b0011, 9);
+        s.set_pc(0b1100, 5);
         s.refresh(0b1111);
-        assert_eq!(s.groups, vec![(9, 0b1100)]);
+        s.arrive(0b1111, sync);
+        assert_eq!(s.groups, vec![(5, 0b1100)]);
         assert_eq!(s.release(0b1111), 0);
-        s.bsync(0, 0b1100);
+        s.set_pc(0b1100, 9);
+        s.refresh(0b1111);
+        s.arrive(0b1111, sync);
         assert_eq!(s.release(0b1111), 0b1111);
         s.refresh(0b1111);
-        assert_eq!(s.groups, vec![(10, 0b1111)]);
+        // Released at the BSYNC, which the merged group now issues once;
+        // the barrier is spent, so they do not arrive again.
+        assert_eq!(s.groups, vec![(9, 0b1111)]);
+        s.arrive(0b1111, sync);
+        assert_eq!(s.groups, vec![(9, 0b1111)]);
     }
 
     #[test]
     fn break_and_exit_release_a_barrier() {
+        let sync = |pc: u32| (pc == 4).then_some(SyncPoint::Bsync(1));
         let mut s = ItsState::new(0b111);
         s.bssy(1, 0b111, 4);
         s.set_pc(0b001, 4);
-        s.bsync(1, 0b001);
+        s.refresh(0b111);
+        s.arrive(0b111, sync);
         s.brk(1, 0b010);
         assert_eq!(s.release(0b111), 0);
         // Lane 2 exits: everyone left has arrived.
@@ -237,10 +279,18 @@ mod tests {
 
     #[test]
     fn warpsync_releases_when_its_mask_arrived() {
+        let sync = |pc: u32| (pc == 3).then_some(SyncPoint::Warpsync(0b11));
         let mut s = ItsState::new(0b11);
-        s.warpsync(0b01, 0b11);
+        s.set_pc(0b01, 3);
+        s.refresh(0b11);
+        s.arrive(0b11, sync);
         assert_eq!(s.release(0b11), 0);
-        s.warpsync(0b10, 0b11);
+        s.set_pc(0b10, 3);
+        s.refresh(0b11);
+        s.arrive(0b11, sync);
         assert_eq!(s.release(0b11), 0b11);
+        s.refresh(0b11);
+        s.arrive(0b11, sync);
+        assert_eq!(s.groups, vec![(3, 0b11)]);
     }
 }
