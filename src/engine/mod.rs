@@ -253,6 +253,9 @@ pub struct WarpRecord {
     pub warp: u32,
     pub block: u32,
     pub counters: Counters,
+    /// Cycles the warp held its slot: from dispatch until its block
+    /// finished (or until now, for a resident warp).
+    pub resident_cycles: u64,
 }
 
 /// A warp's registers and lane masks when it left its SM (kept only when
@@ -516,6 +519,7 @@ impl Machine {
             warp: w.gid,
             block: w.block,
             counters: w.counters_at(self.st.cycle),
+            resident_cycles: self.st.cycle - w.dispatched_at,
         }));
         v.sort_by_key(|r| r.warp);
         v
@@ -1364,6 +1368,7 @@ impl State {
                             warp: w.gid,
                             block: w.block,
                             counters: w.counters,
+                            resident_cycles: t + 1 - w.dispatched_at,
                         });
                         if self.keep_final {
                             self.finals.push(FinalState {

@@ -315,3 +315,158 @@ fn its_splits_and_merges_by_pc() {
     assert_eq!(c.issued, 3 + 2 + 3);
     assert_eq!(c.thread_inst_executed, 32 * 3 + 16 * 5);
 }
+
+/// Which warp issued in each cycle, stepping to the end.
+fn issue_order(sc: Arc<Scenario>) -> Vec<u32> {
+    let mut m = Machine::new(sc).expect("links");
+    let mut order = Vec::new();
+    while m.step() {
+        order.extend(
+            m.issues()
+                .iter()
+                .filter(|i| !i.dispatch_stall)
+                .map(|i| i.warp),
+        );
+    }
+    order
+}
+
+fn two_warps() -> LaunchSpec {
+    LaunchSpec {
+        blocks: 1,
+        block_dim: 64,
+        shared_bytes: 0,
+    }
+}
+
+#[test]
+fn mufu_pipe_throttles_the_second_warp() {
+    let m = run(scenario_with(
+        "MUFU.RCP R1, R0\nEXIT\n",
+        |_| {},
+        two_warps(),
+        vec![],
+    ));
+    // Warp 0: MUFU 0, EXIT 1. Warp 1: not selected at 0, the MUFU pipe is
+    // busy at 1 (sfu_interval 2), MUFU 2, EXIT 3: 4 cycles.
+    assert_eq!(m.cycle(), 4);
+    let w = m.warp_records();
+    assert_eq!(w[1].counters.stalls.get(Reason::NotSelected), 1);
+    assert_eq!(w[1].counters.stalls.get(Reason::MathPipeThrottle), 1);
+    assert_eq!(w[0].counters.stalls.get(Reason::Exited), 2);
+}
+
+#[test]
+fn two_schedulers_contend_for_the_memory_pipe() {
+    let text = "MOV R2, c[0x0][0x160]\nLDG.E R1, [R2]\nEXIT\n";
+    let m = run(scenario_with(
+        text,
+        |m| m.schedulers = 2,
+        two_warps(),
+        vec![words("data", 32, |i| i)],
+    ));
+    // Both MOVs at 0 (S04); at 4 both LDGs are selected, scheduler 1
+    // loses the slot (dispatch stall) and issues at 5; EXITs 5 and 6.
+    assert_eq!(m.cycle(), 7);
+    let w = m.warp_records();
+    assert_eq!(w[0].counters.stalls.get(Reason::DispatchStall), 0);
+    assert_eq!(w[1].counters.stalls.get(Reason::DispatchStall), 1);
+}
+
+#[test]
+fn taken_branches_pay_the_branch_latency() {
+    let m = run(scenario_with(
+        "BRA next\nnext:\nEXIT\n",
+        |m| m.latency.branch = 3,
+        one_warp(),
+        vec![],
+    ));
+    // BRA 0 (S01), then 3 cycles resolving: EXIT 4.
+    assert_eq!(m.cycle(), 5);
+    let c = m.totals();
+    assert_eq!(c.stalls.get(Reason::BranchResolving), 3);
+}
+
+#[test]
+fn depbar_waits_until_few_enough_loads_remain() {
+    let text = "
+        [B------:R-:W-:-:S04] MOV R2, 0x100000
+        [B------:R-:W0:-:S01] LDG.E R3, [R2]
+        [B------:R-:W0:-:S01] LDG.E R5, [R2+0x200]
+        [B------:R-:W-:-:S01] DEPBAR.LE SB0, 0x1
+        [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ
+        [B0-----:R-:W-:-:S01] IADD3 R7, R5, 1, RZ
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let m = run(scenario_with(
+        text,
+        |_| {},
+        one_warp(),
+        vec![words("data", 256, |i| i)],
+    ));
+    // Loads at 4 and 5 complete at 404 and 405. DEPBAR.LE SB0, 1 clears
+    // when one is left: 404. IADD3 405, IADD3 (waits for SB0 = 0 at 405)
+    // 406, EXIT 407.
+    assert_eq!(m.cycle(), 408);
+    assert!(m.hazards().is_empty());
+}
+
+#[test]
+fn yield_hands_the_scheduler_to_another_warp_under_gto() {
+    let with = "[B------:R-:W-:Y:S01] NOP\n[B------:R-:W-:-:S01] NOP\n[B------:R-:W-:-:S01] EXIT\n";
+    let without = with.replace(":Y:", ":-:");
+    let gto = |m: &mut MachineSpec| m.policy = crate::scenario::Policy::Gto;
+    // Greedy stays on warp 0 unless it yields.
+    assert_eq!(
+        issue_order(scenario_with(&without, gto, two_warps(), vec![])),
+        vec![0, 0, 0, 1, 1, 1]
+    );
+    assert_eq!(
+        issue_order(scenario_with(with, gto, two_warps(), vec![])),
+        vec![0, 1, 0, 0, 1, 1]
+    );
+    // Loose round robin alternates either way.
+    let lrr = |_: &mut MachineSpec| {};
+    assert_eq!(
+        issue_order(scenario_with(&without, lrr, two_warps(), vec![])),
+        vec![0, 1, 0, 1, 0, 1]
+    );
+}
+
+#[test]
+fn overwriting_a_store_source_too_early_is_a_war_hazard() {
+    let text = "
+        [B------:R-:W-:-:S04] MOV R2, 0x100000
+        [B------:R0:W-:-:S01] STG.E [R2], R4
+        [B------:R-:W-:-:S01] MOV R4, 0x7
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let m = run(scenario_with(
+        text,
+        |_| {},
+        one_warp(),
+        vec![words("data", 32, |i| i)],
+    ));
+    let h = &m.hazards()[0];
+    assert_eq!(
+        (h.kind, h.register.as_str(), h.pc),
+        (HazardKind::WriteAfterRead, "R4", 2)
+    );
+    // The store reads its sources until 4 + read_barrier (2) = 6; the MOV
+    // issues at 5.
+    assert_eq!(h.early_by, 1);
+}
+
+#[test]
+fn derived_codes_never_break_a_dependence() {
+    for sc in [
+        scenario_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]),
+        scenario_with(BRANCHY, |_| {}, one_warp(), vec![]),
+        scenario_with(BRANCHY, |m| m.convergence = Model::Its, one_warp(), vec![]),
+    ] {
+        let mut m = Machine::new(sc).expect("links");
+        m.set_hazard_checks(true);
+        m.run().expect("runs");
+        assert!(m.hazards().is_empty(), "{:?}", m.hazards());
+    }
+}
