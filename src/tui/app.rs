@@ -417,6 +417,7 @@ impl App {
             match key.code {
                 KeyCode::Char('+' | '=') => self.faster(),
                 KeyCode::Char('-' | '_') => self.slower(),
+                KeyCode::Char('q') => self.quit = true,
                 _ => {
                     self.run = None;
                     self.say(
@@ -878,11 +879,14 @@ impl App {
             .map(|(s, k)| (s, k, m.ready_queue(s, k)))
             .collect();
         self.lane_view = m.lane_view(self.warp, self.lane);
-        if self.follow
-            && let Some(pc) = self.focused_view().and_then(|v| v.pc)
-            && (pc as usize) < self.scenario.program.instrs.len()
-        {
-            self.cursor = pc;
+        // Following, the cursor is a function of the machine alone (the
+        // top when the focused warp is not resident), so stepping there
+        // and back shows the same screen.
+        if self.follow {
+            let pc = self.focused_view().and_then(|v| v.pc).unwrap_or(0);
+            if (pc as usize) < self.scenario.program.instrs.len() {
+                self.cursor = pc;
+            }
         }
     }
 }

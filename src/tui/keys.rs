@@ -11,7 +11,7 @@
 //! | `r` | run until lanes reconverge |
 //! | `e` | run to the end |
 //! | `+` / `-` | faster / slower runs |
-//! | any other key | stops a run |
+//! | any other key | stops a run (`q` and `Ctrl-C` still quit) |
 //! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
 //! | `End`, `G` | jump to the end of the run |
 //! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |

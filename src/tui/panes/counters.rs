@@ -72,8 +72,9 @@ fn two_columns(app: &App, w: usize) -> Vec<Line<'static>> {
         .map(|r| r.counters);
     let all = *app.totals();
     let col = w.saturating_sub(9) / 2;
-    let cell = |c: Option<&Counters>, f: &dyn Fn(&Counters) -> String| {
-        rpad(&c.map_or_else(|| g.none.to_string(), f), col, g.ellipsis)
+    let cell = |c: Option<&Counters>, f: &Cell| {
+        let s = c.map_or_else(|| g.none.to_string(), f);
+        format!(" {}", rpad(&s, col.saturating_sub(1), g.ellipsis))
     };
     let rows: [(&str, &Cell); 7] = [
         ("issued", &|c| c.issued.to_string()),
@@ -113,7 +114,7 @@ fn per_warp_table(app: &App, w: usize, rows: usize) -> Vec<Line<'static>> {
     let cols = [
         "issued", "sum A", "sum P", "SIMD", "branch", "div/br", "thr/i",
     ];
-    let widths = [7usize, 7, 7, 6, 7, 7, 6];
+    let widths = [7usize, 7, 7, 6, 7, 8, 6];
     let cells = |c: &Counters| -> [String; 7] {
         [
             c.issued.to_string(),
@@ -126,13 +127,13 @@ fn per_warp_table(app: &App, w: usize, rows: usize) -> Vec<Line<'static>> {
         ]
     };
     let row = |label: String, c: &Counters, style: Style| -> Line<'static> {
-        let mut s = pad(&label, 6, g.ellipsis);
+        let mut s = pad(&label, 5, g.ellipsis);
         for (v, cw) in cells(c).iter().zip(widths) {
             s.push_str(&rpad(v, cw, g.ellipsis));
         }
         Line::from(Span::styled(fit(&s, w, g.ellipsis), style))
     };
-    let mut head = pad("warp", 6, g.ellipsis);
+    let mut head = pad("warp", 5, g.ellipsis);
     for (c, cw) in cols.iter().zip(widths) {
         head.push_str(&rpad(c, cw, g.ellipsis));
     }
@@ -189,6 +190,13 @@ fn sparkline(frame: &mut Frame, area: Rect, app: &App) {
     let width = app.scenario().machine.warp_width;
     let hist = app.history();
     let skip = hist.len().saturating_sub(w);
+    // Newest cycle at the right edge.
+    let shift = w.saturating_sub(hist.len()) as u16;
+    let area = Rect {
+        x: area.x + shift,
+        width: area.width - shift,
+        ..area
+    };
     let values: Vec<Option<u64>> = hist
         .skip(skip)
         .map(|s| s.simd_efficiency(width).map(|e| (e * 100.0).round() as u64))

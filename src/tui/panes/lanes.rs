@@ -111,8 +111,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         )));
     }
     let mut preds = String::new();
-    for p in 0..7 {
-        preds.push_str(&format!("P{p}={} ", (lv.preds >> p) & 1));
+    if w >= 34 {
+        for p in 0..7 {
+            preds.push_str(&format!("P{p}={} ", (lv.preds >> p) & 1));
+        }
+    } else {
+        preds.push_str("P0..P6 ");
+        for p in 0..7 {
+            preds.push_str(&format!("{}", (lv.preds >> p) & 1));
+        }
     }
     lines.push(Line::from(Span::styled(
         fit(preds.trim_end(), w, g.ellipsis),

@@ -114,7 +114,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let mut lines: Vec<Line> = vec![last_cycle(app, inner_w)];
     // Rows for the focused warp's convergence state and the legend first:
     // the warp rows scroll in what is left.
-    let conv = convergence_rows(app, geo, lanes, inner_w);
+    let conv = if views.is_empty() {
+        Vec::new()
+    } else {
+        convergence_rows(app, geo, lanes, inner_w)
+    };
     let conv_budget = conv.len().min(inner_h.saturating_sub(2 + rpw) / 2 * 2);
     let warp_rows = inner_h.saturating_sub(1 + conv_budget + 1) / rpw.max(1);
     let focus_at = views
@@ -126,9 +130,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     if views.is_empty() {
         let m = app.machine();
         let text = if m.blocks_waiting() > 0 {
+            let n = m.blocks_waiting();
             format!(
-                "no warp resident yet: {} block(s) wait to launch (n steps)",
-                m.blocks_waiting()
+                "no warp yet: {n} block{} to launch (n steps)",
+                if n == 1 { "" } else { "s" }
             )
         } else {
             "no warp resident: every warp has retired".to_string()
@@ -152,11 +157,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         views.len(),
         if views.len() == 1 { "" } else { "s" }
     );
-    if shown.len() < views.len() && !shown.is_empty() {
+    if let (true, Some(a), Some(b)) = (shown.len() < views.len(), shown.first(), shown.last()) {
         title = format!(
-            "Mask grid · warps {}-{} of {}",
-            first + 1,
-            first + shown.len(),
+            "Mask grid · w{}-w{} of {} warps",
+            a.warp,
+            b.warp,
             views.len()
         );
     }
@@ -337,7 +342,8 @@ fn convergence_rows(app: &App, geo: Geometry, lanes: usize, inner: usize) -> Vec
         ))];
     };
     let mut rows: Vec<(String, u64, u64, String)> = Vec::new();
-    let caption = if !v.groups.is_empty() || !v.barriers.is_empty() || v.stack.is_empty() {
+    let its = app.scenario().machine.convergence == crate::scenario::Convergence::Its;
+    let caption = if its {
         for grp in &v.groups {
             rows.push((hex(grp.pc), grp.lanes, 0, "group".into()));
         }
@@ -350,15 +356,20 @@ fn convergence_rows(app: &App, geo: Geometry, lanes: usize, inner: usize) -> Vec
                 format!("→{}", reconv(b.target)),
             ));
         }
-        format!(
-            "its groups of w{} (pc, lanes) and barriers (arrived, due)",
-            v.warp
-        )
+        if rows.is_empty() {
+            format!("w{}: no group left (exited)", v.warp)
+        } else {
+            format!("its groups and barriers of w{} (arrived, due)", v.warp)
+        }
     } else {
         for e in v.stack.iter().rev() {
             rows.push((hex(e.pc), e.mask, 0, format!("→{}", reconv(e.rpc))));
         }
-        format!("SIMT stack of w{} (top first, →reconv pc)", v.warp)
+        if rows.is_empty() {
+            format!("SIMT stack of w{}: empty (exited)", v.warp)
+        } else {
+            format!("SIMT stack of w{} (top first, →reconv pc)", v.warp)
+        }
     };
     let mut out = vec![Line::from(Span::styled(
         fit(&caption, inner, g.ellipsis),

@@ -136,10 +136,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
                 if issued { g.issued } else { " " },
                 row_style.patch(t.style(Role::Issued)),
             ),
-            Span::styled(
-                if current == Some(pc) { g.focus } else { " " },
-                row_style.patch(t.style(Role::Focus)),
-            ),
+            // The focused warp's pc; without the warps column, how many
+            // other resident warps are at this pc (a digit, `+` past 9).
+            if current == Some(pc) {
+                Span::styled(g.focus, row_style.patch(t.style(Role::Focus)))
+            } else {
+                let others = if cols.warps {
+                    0
+                } else {
+                    app.views().iter().filter(|v| v.pc == Some(pc)).count()
+                };
+                let mark = match others {
+                    0 => " ".to_string(),
+                    1..=9 => others.to_string(),
+                    _ => "+".to_string(),
+                };
+                Span::styled(mark, row_style.patch(t.style(Role::Dim)))
+            },
             Span::styled(
                 format!("{} ", addr(pc)),
                 row_style.patch(t.style(Role::Dim)),
@@ -179,16 +192,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         lines.push(Line::from(spans));
     }
 
-    let mut title = format!("Program · {} instructions", prog.instrs.len());
+    let mut parts = vec![format!("{} instructions", prog.instrs.len())];
     let nbp = app.breakpoints().len();
     if nbp > 0 {
-        title.push_str(&format!(
-            " · {nbp} breakpoint{}",
+        parts.push(format!(
+            "{nbp} breakpoint{}",
             if nbp == 1 { "" } else { "s" }
         ));
     }
     if !app.follows() {
-        title.push_str(" · f follows");
+        parts.push("f follows".into());
+    }
+    let mut title = format!("Program · {}", parts.join(" · "));
+    if super::width(&title) + 4 > inner_w && parts.len() > 1 {
+        title = format!("Program · {}", parts[1..].join(" · "));
     }
     let block = pane_block(
         app,

@@ -38,6 +38,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let queues = app.queues();
     let legend = h > queues.iter().map(|q| q.2.len() + 1).sum::<usize>() + 1;
     let mut budget = h.saturating_sub(usize::from(legend));
+    // Every scheduler gets a share of the rows (header included).
+    let share = (budget / queues.len().max(1)).max(2);
     let mut lines = Vec::new();
     // The focused warp's scheduler first, so its place is always in view.
     let mut order: Vec<&(u32, u32, Vec<QueueEntry>)> = queues.iter().collect();
@@ -56,11 +58,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             t.style(Role::Dim),
         )));
         budget -= 1;
+        // Keep the focused warp in view, or else the one picked next.
         let at = q
             .iter()
             .position(|e| e.warp == app.selected_warp())
+            .or_else(|| q.iter().position(|e| e.next || e.issued_last))
             .unwrap_or(0);
-        let rows = budget.min(q.len());
+        let rows = budget.min(q.len()).min(share - 1);
         let first = super::scroll(q.len(), at, rows.max(1));
         for e in q.iter().skip(first).take(rows) {
             lines.push(entry(app, e, w, short));

@@ -112,8 +112,13 @@ fn detail(app: &App, v: &WarpView, w: usize, h: usize, lines: &mut Vec<Line<'sta
                 format!(" waits {}", waits.join(","))
             };
             let room = w.saturating_sub(ctl.len() + 1);
+            let note = if super::width(&note) <= room {
+                note
+            } else {
+                String::new()
+            };
             spans.push(Span::styled(
-                fit(&note, room, g.ellipsis),
+                note,
                 if waits.is_empty() {
                     t.style(Role::Good)
                 } else {
