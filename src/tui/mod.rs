@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use color_eyre::eyre::WrapErr;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -76,7 +77,16 @@ pub fn run_interactive(args: &TuiArgs) -> color_eyre::Result<i32> {
 
     // `try_init` is `init` without the panic on a missing terminal; both
     // install the panic hook that restores the terminal.
-    let mut terminal = ratatui::try_init()?;
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            // Undo whatever part of the set-up succeeded.
+            let _ = ratatui::crossterm::terminal::disable_raw_mode();
+            return Err(e).wrap_err(
+                "the stepper needs a terminal; `warpstep run SCENARIO` reports without one",
+            );
+        }
+    };
     let result = event_loop(&mut terminal, &mut app, &stop);
     ratatui::restore();
     result?;
