@@ -4,7 +4,7 @@
 //! status shown for a warp is what it would be evaluated as in the cycle
 //! about to be simulated.
 
-use super::convergence::{Convergence, StackEntry};
+use super::convergence::{Convergence, LaneWait, StackEntry};
 use super::scoreboard::Producer;
 use super::stats::{Counters, Reason};
 use super::warp::Warp;
@@ -106,7 +106,80 @@ pub struct QueueEntry {
     pub next: bool,
 }
 
+/// One lane of a resident warp: its registers and predicates, for the
+/// TUI's lane inspector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneView {
+    pub warp: u32,
+    pub lane: u32,
+    /// Thread index in the grid.
+    pub tid: u64,
+    pub state: LaneState,
+    /// The lane's pc: its own under `its`; under `stack`, the pc of the
+    /// topmost stack entry that holds it. `None` once it exited.
+    pub pc: Option<u32>,
+    /// `its`: what the lane waits for, if anything.
+    pub wait: Option<LaneWait>,
+    /// `R0`.. up to the highest register the program names.
+    pub regs: Vec<u32>,
+    /// Bit n: predicate `Pn` (P0..P6).
+    pub preds: u8,
+}
+
 impl Machine {
+    /// A resident warp by global index, with its SM.
+    pub fn resident_warp(&self, warp: u32) -> Option<(u32, &Warp)> {
+        self.sms.iter().find_map(|sm| {
+            sm.slots
+                .iter()
+                .filter_map(Option::as_ref)
+                .find(|w| w.gid == warp)
+                .map(|w| (sm.id, w))
+        })
+    }
+
+    /// Lane `lane` of resident warp `warp` (global index).
+    pub fn lane_view(&self, warp: u32, lane: u32) -> Option<LaneView> {
+        let (sm, w) = self.resident_warp(warp)?;
+        if lane >= w.width {
+            return None;
+        }
+        let bit = 1u64 << lane;
+        let state = self.warp_view(sm, w).lanes[lane as usize];
+        let live = w.live() & bit != 0;
+        let (pc, wait) = match &w.conv {
+            Convergence::Stack(s) => (
+                s.entries
+                    .iter()
+                    .rev()
+                    .find(|e| e.mask & bit != 0)
+                    .map(|e| e.pc)
+                    .filter(|_| live),
+                None,
+            ),
+            Convergence::Its(its) => (
+                live.then_some(its.pc[lane as usize]),
+                Some(its.wait[lane as usize]).filter(|&x| live && x != LaneWait::Running),
+            ),
+        };
+        let regs = (0..self.scenario.program.num_regs.min(255))
+            .map(|r| w.reg(r as u8, lane))
+            .collect();
+        let preds = (0..7).fold(0u8, |m, p| m | (((w.preds[p] >> lane) & 1) as u8) << p);
+        Some(LaneView {
+            warp,
+            lane,
+            tid: u64::from(w.block) * u64::from(self.scenario.launch.block_dim)
+                + u64::from(w.in_block) * u64::from(w.width)
+                + u64::from(lane),
+            state,
+            pc,
+            wait,
+            regs,
+            preds,
+        })
+    }
+
     fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
         let t = self.st.cycle;
         let sfu_free = self

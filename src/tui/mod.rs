@@ -1,11 +1,173 @@
 //! The interactive stepper.
+//!
+//! [`App`] holds everything (the machine's [`timeline::Timeline`], the focus,
+//! breakpoints, a run in progress) and knows nothing of terminals: it takes
+//! key events ([`App::handle_key`]), advances runs on [`App::tick`], and
+//! draws into any ratatui frame ([`App::draw`]). This module is the only
+//! part that touches the terminal: it reads crossterm events, polls with
+//! the run's tick interval while a run animates, and restores the terminal
+//! on every way out (quit, Ctrl-C, a panic, SIGTERM, SIGHUP).
+//!
+//! Headless frontends (recordings, tests) drive the same `App` with
+//! [`keys::parse_keys`] and draw with [`render_to_buffer`]; with
+//! [`Options::animate`] off, a run key completes within its key press, so a
+//! key list alone decides every screen.
 
+pub mod app;
+pub mod keys;
+pub mod panes;
+pub mod theme;
+pub mod timeline;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use color_eyre::eyre::WrapErr;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{self, Event};
+
+pub use app::{App, Options};
+
+use crate::builtin;
 use crate::cli::TuiArgs;
+use crate::scenario::Scenario;
 
-/// Opens the stepper on the scenario the arguments name.
+/// How often the loop looks at the signal flags while idle.
+const IDLE_POLL: Duration = Duration::from_millis(250);
+
+/// Opens the stepper on the scenario the arguments name. A scenario that
+/// does not load prints its error and returns exit code 2 before the
+/// terminal is touched.
 pub fn run_interactive(args: &TuiArgs) -> color_eyre::Result<i32> {
-    let _ = args;
-    Err(color_eyre::eyre::eyre!(
-        "the stepper is not available in this build yet"
-    ))
+    let name = args.scenario.as_deref().unwrap_or(builtin::DEFAULT);
+    let scenario = match builtin::resolve(name) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(2);
+        }
+    };
+    let origin = scenario.origin.to_string();
+    let options = Options {
+        ascii: args.ascii,
+        color: theme::Theme::color_from_env(),
+        animate: true,
+    };
+    let mut app = match App::new(Arc::new(scenario), options) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{}: {e}", theme::clean(&origin));
+            return Ok(2);
+        }
+    };
+
+    // SIGTERM and SIGHUP set a flag the loop checks; Ctrl-C arrives as a
+    // key in raw mode, and SIGINT is caught too for the moments before.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGINT,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+
+    // `try_init` is `init` without the panic on a missing terminal; both
+    // install the panic hook that restores the terminal.
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            // Undo whatever part of the set-up succeeded.
+            let _ = ratatui::crossterm::terminal::disable_raw_mode();
+            return Err(e).wrap_err(
+                "the stepper needs a terminal; `warpstep run SCENARIO` reports without one",
+            );
+        }
+    };
+    let result = event_loop(&mut terminal, &mut app, &stop);
+    ratatui::restore();
+    result?;
+    Ok(0)
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    stop: &AtomicBool,
+) -> std::io::Result<()> {
+    let mut dirty = true;
+    loop {
+        if stop.load(Ordering::Relaxed) || app.should_quit() {
+            return Ok(());
+        }
+        if dirty {
+            terminal.draw(|f| app.draw(f))?;
+            dirty = false;
+        }
+        let timeout = if app.is_running() {
+            app.tick_interval()
+        } else {
+            IDLE_POLL
+        };
+        if event::poll(timeout)? {
+            // Take every event already queued before drawing again, so a
+            // held key does not fall behind.
+            loop {
+                match event::read()? {
+                    Event::Key(k) => {
+                        app.handle_key(k);
+                        dirty = true;
+                    }
+                    Event::Resize(..) => dirty = true,
+                    _ => {}
+                }
+                if app.should_quit() || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+        } else if app.is_running() {
+            app.tick();
+            dirty = true;
+        }
+    }
+}
+
+/// Draws the app into a fresh `width` x `height` buffer, as a terminal of
+/// that size would show it.
+pub fn render_to_buffer(app: &App, width: u16, height: u16) -> Buffer {
+    let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
+        Ok(t) => t,
+        Err(e) => match e {},
+    };
+    if let Err(e) = terminal.draw(|f| app.draw(f)) {
+        match e {}
+    }
+    terminal.backend().buffer().clone()
+}
+
+/// The buffer's text, one line per row, trailing spaces kept.
+pub fn buffer_text(buf: &Buffer) -> String {
+    let w = buf.area.width as usize;
+    let mut out = String::with_capacity(buf.content.len() + buf.area.height as usize);
+    for row in buf.content.chunks(w.max(1)) {
+        let mut skip = 0usize;
+        for cell in row {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            out.push_str(cell.symbol());
+            skip = unicode_width::UnicodeWidthStr::width(cell.symbol()).saturating_sub(1);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Builds the app for a scenario (for frontends that already loaded one).
+pub fn app_for(scenario: Scenario, options: Options) -> Result<App, crate::asm::AsmError> {
+    App::new(Arc::new(scenario), options)
 }

@@ -1,0 +1,904 @@
+//! The stepper's state and its screen: driven only by key events and ticks,
+//! drawn into any ratatui buffer, with no terminal I/O here (the loop in
+//! `mod.rs` reads the keyboard; tests and recordings feed keys directly).
+//!
+//! The screen, at 80x24 and up to 119 columns or 31 rows (compact):
+//!
+//! ```text
+//! ┌ Mask grid ───────────────────────────┐┌ Program (Lanes when focused) ─┐
+//! │ last cycle: what issued               ││ ●◆▶/*0050*/ FFMA R1, ...   32 │
+//! │ ▶◆0 ████████ ████████ ...             ││                               │
+//! │ SIMT stack / its groups of the focus  ││                               │
+//! │ legend                                ││                               │
+//! └───────────────────────────────────────┘└───────────────────────────────┘
+//! ┌ Scoreboards ──────┐┌ Counters ─────────┐┌ Ready queue ────────────────┐
+//! │ next control code ││ focused warp, all ││ per scheduler, policy order │
+//! │ SB0..SB5          ││ sparkline         ││                             │
+//! └───────────────────┘└───────────────────┘└─────────────────────────────┘
+//!  cycle N │ message │ scenario name │ model · policy │ ? help  q quit
+//! ```
+//!
+//! From 120x32 (full), with the about pane from 160 columns:
+//!
+//! ```text
+//! ┌ Mask grid ─────────────────────────────┐┌ Program ──────────────────────┐
+//! │                                        ││ control codes, warps at each  │
+//! ├ Scoreboards ───────────────────────────┤│ pc, executions, avg lanes     │
+//! │ focused warp detail + all warps table  ││                               │
+//! └────────────────────────────────────────┘└───────────────────────────────┘
+//! ┌ Counters ─────┐┌ Ready queue ──┐┌ Lanes ────────┐┌ About ─────────────┐
+//! │ per warp, all ││               ││ regs, preds   ││ description        │
+//! └───────────────┘└───────────────┘└───────────────┘└────────────────────┘
+//!  status line
+//! ```
+//!
+//! Below 80x24 a message asks for a larger terminal. The help (`?`) and
+//! about (`i`) windows are drawn over the panes.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Clear;
+
+use super::keys;
+use super::panes::{self, addr};
+use super::theme::Theme;
+use super::timeline::{CycleSample, Timeline};
+use crate::asm::AsmError;
+use crate::engine::stats::{Counters, PcCounters};
+use crate::engine::view::{LaneView, QueueEntry, WarpStatus, WarpView};
+use crate::engine::{IssueRecord, Machine, WarpRecord};
+use crate::scenario::Scenario;
+
+/// The smallest terminal the stepper draws its panes in.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+/// From this size on, the full layout.
+const FULL_WIDTH: u16 = 120;
+const FULL_HEIGHT: u16 = 32;
+/// From this width on, the about pane is part of the full layout.
+const ABOUT_WIDTH: u16 = 160;
+
+/// Largest count prefix.
+const MAX_COUNT: u64 = 1_000_000_000;
+/// Cycles a fast run (`s`) simulates per tick before looking at the keys.
+const FAST_CHUNK: u64 = 8192;
+
+/// Run speeds: (milliseconds per tick, cycles per tick, label).
+const SPEEDS: &[(u64, u64, &str)] = &[
+    (200, 1, "5 cycles/s"),
+    (100, 1, "10 cycles/s"),
+    (33, 1, "30 cycles/s"),
+    (16, 1, "60 cycles/s"),
+    (16, 4, "250 cycles/s"),
+    (16, 16, "1k cycles/s"),
+    (16, 64, "4k cycles/s"),
+    (16, 256, "16k cycles/s"),
+    (16, 1024, "64k cycles/s"),
+    (16, 4096, "256k cycles/s"),
+];
+const DEFAULT_SPEED: usize = 3;
+
+/// How the app is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// ASCII glyphs and borders.
+    pub ascii: bool,
+    /// Colours (false under `NO_COLOR`).
+    pub color: bool,
+    /// Runs (`c`, `d`, `r`, `e`, `s`) advance on [`App::tick`]; when false
+    /// they complete inside the key press that starts them, which is what
+    /// headless use and tests want. The stopping cycle is the same.
+    pub animate: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            ascii: false,
+            color: true,
+            animate: false,
+        }
+    }
+}
+
+/// The panes that take focus, in `Tab` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Grid,
+    Program,
+    Scoreboards,
+    Counters,
+    Queue,
+    Lanes,
+}
+
+impl Pane {
+    pub const ORDER: [Pane; 6] = [
+        Pane::Grid,
+        Pane::Program,
+        Pane::Scoreboards,
+        Pane::Counters,
+        Pane::Queue,
+        Pane::Lanes,
+    ];
+
+    fn index(self) -> usize {
+        Pane::ORDER.iter().position(|&p| p == self).unwrap_or(0)
+    }
+
+    fn next(self) -> Pane {
+        Pane::ORDER[(self.index() + 1) % Pane::ORDER.len()]
+    }
+
+    fn prev(self) -> Pane {
+        Pane::ORDER[(self.index() + Pane::ORDER.len() - 1) % Pane::ORDER.len()]
+    }
+}
+
+/// A window drawn over the panes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    About,
+}
+
+/// What a run stops at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// The warp (global index) issues.
+    Issue(u32),
+    /// An instruction with a breakpoint issues.
+    Breakpoint,
+    /// A branch splits a warp.
+    Divergence,
+    /// Lanes rejoin.
+    Reconvergence,
+    /// The run halts.
+    End,
+}
+
+impl Goal {
+    /// `to a divergence`, for the status line.
+    pub fn describe(self) -> String {
+        match self {
+            Goal::Issue(w) => format!("until w{w} issues"),
+            Goal::Breakpoint => "to a breakpoint".into(),
+            Goal::Divergence => "to a divergence".into(),
+            Goal::Reconvergence => "to a reconvergence".into(),
+            Goal::End => "to the end".into(),
+        }
+    }
+}
+
+/// A run in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub goal: Goal,
+    /// Goal hits still to pass (a count prefix asks for several).
+    pub left: u64,
+    /// As fast as possible (`s`), not at the chosen speed.
+    pub fast: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    Info,
+    Warn,
+    Error,
+}
+
+/// A line about the last action, shown in the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub kind: MessageKind,
+    pub text: String,
+}
+
+/// The stepper: a timeline of the machine plus what the user selected.
+#[derive(Debug, Clone)]
+pub struct App {
+    scenario: Arc<Scenario>,
+    timeline: Timeline,
+    theme: Theme,
+    animate: bool,
+    // Read from the machine after every change, so drawing only formats.
+    views: Vec<WarpView>,
+    records: Vec<WarpRecord>,
+    pcs: Vec<PcCounters>,
+    totals: Counters,
+    queues: Vec<(u32, u32, Vec<QueueEntry>)>,
+    lane_view: Option<LaneView>,
+    // What the user chose.
+    focus: Pane,
+    warp: u32,
+    lane: u32,
+    cursor: u32,
+    follow: bool,
+    breakpoints: BTreeSet<u32>,
+    count: Option<u64>,
+    prompt: Option<String>,
+    overlay: Overlay,
+    run: Option<Run>,
+    speed: usize,
+    message: Option<Message>,
+    quit: bool,
+}
+
+impl App {
+    /// The stepper at cycle 0 of a loaded scenario.
+    pub fn new(scenario: Arc<Scenario>, options: Options) -> Result<App, AsmError> {
+        let timeline = Timeline::new(Arc::clone(&scenario))?;
+        let mut app = App {
+            scenario,
+            timeline,
+            theme: Theme::new(options.ascii, options.color),
+            animate: options.animate,
+            views: Vec::new(),
+            records: Vec::new(),
+            pcs: Vec::new(),
+            totals: Counters::default(),
+            queues: Vec::new(),
+            lane_view: None,
+            focus: Pane::Grid,
+            warp: 0,
+            lane: 0,
+            cursor: 0,
+            follow: true,
+            breakpoints: BTreeSet::new(),
+            count: None,
+            prompt: None,
+            overlay: Overlay::None,
+            run: None,
+            speed: DEFAULT_SPEED,
+            message: None,
+            quit: false,
+        };
+        app.refresh();
+        Ok(app)
+    }
+
+    // ---- reading, for the panes and for frontends -------------------------
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn machine(&self) -> &Machine {
+        self.timeline.machine()
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn cycle(&self) -> u64 {
+        self.timeline.cycle()
+    }
+
+    pub fn theme(&self) -> &Theme {
+        &self.theme
+    }
+
+    /// Resident warps, by SM then slot.
+    pub fn views(&self) -> &[WarpView] {
+        &self.views
+    }
+
+    /// Every warp's counters, retired and resident, by warp index.
+    pub fn records(&self) -> &[WarpRecord] {
+        &self.records
+    }
+
+    pub fn pc_counters(&self) -> &[PcCounters] {
+        &self.pcs
+    }
+
+    pub fn totals(&self) -> &Counters {
+        &self.totals
+    }
+
+    /// `(sm, scheduler, queue)` for every scheduler.
+    pub fn queues(&self) -> &[(u32, u32, Vec<QueueEntry>)] {
+        &self.queues
+    }
+
+    /// What issued in the last simulated cycle.
+    pub fn issues(&self) -> &[IssueRecord] {
+        self.timeline.machine().issues()
+    }
+
+    /// The warp issued in the last simulated cycle.
+    pub fn issued_last(&self, warp: u32) -> bool {
+        self.issues()
+            .iter()
+            .any(|r| r.warp == warp && !r.dispatch_stall)
+    }
+
+    /// Per-cycle samples before the current cycle, oldest first.
+    pub fn history(&self) -> impl ExactSizeIterator<Item = &CycleSample> {
+        self.timeline.history().iter()
+    }
+
+    pub fn focus(&self) -> Pane {
+        self.focus
+    }
+
+    /// The focused warp (global index); it may not be resident.
+    pub fn selected_warp(&self) -> u32 {
+        self.warp
+    }
+
+    pub fn focused_view(&self) -> Option<&WarpView> {
+        self.views.iter().find(|v| v.warp == self.warp)
+    }
+
+    pub fn selected_lane(&self) -> u32 {
+        self.lane
+    }
+
+    pub fn lane_view(&self) -> Option<&LaneView> {
+        self.lane_view.as_ref()
+    }
+
+    /// The listing cursor (instruction index).
+    pub fn cursor(&self) -> u32 {
+        self.cursor
+    }
+
+    pub fn follows(&self) -> bool {
+        self.follow
+    }
+
+    pub fn breakpoints(&self) -> &BTreeSet<u32> {
+        &self.breakpoints
+    }
+
+    /// A count prefix being typed.
+    pub fn pending_count(&self) -> Option<u64> {
+        self.count
+    }
+
+    /// The go-to-cycle prompt's text, while it is open.
+    pub fn prompt(&self) -> Option<&str> {
+        self.prompt.as_deref()
+    }
+
+    pub fn overlay(&self) -> Overlay {
+        self.overlay
+    }
+
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    pub fn run(&self) -> Option<&Run> {
+        self.run.as_ref()
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.run.is_some()
+    }
+
+    pub fn speed_label(&self) -> &'static str {
+        SPEEDS[self.speed].2
+    }
+
+    /// How long the frontend waits between [`App::tick`]s while running.
+    pub fn tick_interval(&self) -> Duration {
+        match self.run {
+            Some(r) if r.fast => Duration::ZERO,
+            _ => Duration::from_millis(SPEEDS[self.speed].0),
+        }
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    // ---- driving ------------------------------------------------------------
+
+    /// Handles one key press (releases are ignored).
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if !keys::is_press(&key) {
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && matches!(key.code, KeyCode::Char('c' | 'C')) {
+            self.quit = true;
+            return;
+        }
+        if self.run.is_some() {
+            match key.code {
+                KeyCode::Char('+' | '=') => self.faster(),
+                KeyCode::Char('-' | '_') => self.slower(),
+                KeyCode::Char('q') => self.quit = true,
+                _ => {
+                    self.run = None;
+                    self.say(
+                        MessageKind::Info,
+                        format!("stopped at cycle {}", self.cycle()),
+                    );
+                }
+            }
+            return;
+        }
+        if self.prompt.is_some() {
+            self.prompt_key(key);
+            self.refresh();
+            return;
+        }
+        if ctrl {
+            return;
+        }
+        if let KeyCode::Char(d @ '0'..='9') = key.code
+            && (d != '0' || self.count.is_some())
+        {
+            let digit = u64::from(d) - u64::from('0');
+            let n = self
+                .count
+                .unwrap_or(0)
+                .saturating_mul(10)
+                .saturating_add(digit);
+            self.count = Some(n.min(MAX_COUNT));
+            return;
+        }
+        let count = self.count.take();
+        let n = count.unwrap_or(1).max(1);
+        if !matches!(key.code, KeyCode::Char('?' | 'i')) {
+            self.overlay = Overlay::None;
+        }
+        self.message = None;
+        match key.code {
+            KeyCode::Char(' ' | 'n') | KeyCode::Right => self.forward(n),
+            KeyCode::Char('p') | KeyCode::Left => self.back(n),
+            KeyCode::Char('s') => self.start(Goal::Issue(self.warp), n, true),
+            KeyCode::Char('c') => self.start(Goal::Breakpoint, n, false),
+            KeyCode::Char('d') => self.start(Goal::Divergence, n, false),
+            KeyCode::Char('r') => self.start(Goal::Reconvergence, n, false),
+            KeyCode::Char('e') => self.start(Goal::End, 1, false),
+            KeyCode::Char('+' | '=') => self.faster(),
+            KeyCode::Char('-' | '_') => self.slower(),
+            KeyCode::Char('g') => match count {
+                Some(c) => self.goto(c),
+                None => self.prompt = Some(String::new()),
+            },
+            KeyCode::End | KeyCode::Char('G') => self.goto(u64::MAX),
+            KeyCode::Home | KeyCode::Char('R') => {
+                self.goto(0);
+                self.say(MessageKind::Info, "restarted at cycle 0".into());
+            }
+            KeyCode::Char('b') => self.toggle_breakpoint(),
+            KeyCode::Enter if self.focus == Pane::Program => self.toggle_breakpoint(),
+            KeyCode::Up | KeyCode::Char('k') => self.move_in_pane(-(n as i64)),
+            KeyCode::Down | KeyCode::Char('j') => self.move_in_pane(n as i64),
+            KeyCode::PageUp => self.move_cursor(-10 * n as i64),
+            KeyCode::PageDown => self.move_cursor(10 * n as i64),
+            KeyCode::Char('f') => {
+                self.follow = true;
+                self.say(
+                    MessageKind::Info,
+                    format!("the listing follows w{}", self.warp),
+                );
+            }
+            KeyCode::Tab => self.focus = self.focus.next(),
+            KeyCode::BackTab => self.focus = self.focus.prev(),
+            KeyCode::Char('w') => self.next_warp(n as i64),
+            KeyCode::Char('W') => self.next_warp(-(n as i64)),
+            KeyCode::Char('.' | '>') => self.next_lane(n as i64),
+            KeyCode::Char(',' | '<') => self.next_lane(-(n as i64)),
+            KeyCode::Char('?') => self.toggle_overlay(Overlay::Help),
+            KeyCode::Char('i') => self.toggle_overlay(Overlay::About),
+            KeyCode::Char('q') => self.quit = true,
+            _ => {}
+        }
+        self.refresh();
+    }
+
+    /// Advances a run by one tick's worth of cycles (its speed's, or a
+    /// fast chunk), stopping exactly at the goal. Ticking only changes how
+    /// soon a run gets there, never where it stops.
+    pub fn tick(&mut self) {
+        let Some(mut run) = self.run else {
+            return;
+        };
+        let budget = if run.fast {
+            FAST_CHUNK
+        } else {
+            SPEEDS[self.speed].1
+        };
+        for _ in 0..budget {
+            if !self.timeline.step() {
+                self.run = None;
+                self.say_end();
+                break;
+            }
+            if let Some(text) = self.goal_hit(run.goal) {
+                run.left -= 1;
+                if run.left == 0 {
+                    self.run = None;
+                    self.say(MessageKind::Info, text);
+                    break;
+                }
+            }
+        }
+        if self.run.is_some() {
+            self.run = Some(run);
+        }
+        self.refresh();
+    }
+
+    /// Completes a run now (what headless use does after a run key).
+    pub fn finish_run(&mut self) {
+        while self.run.is_some() {
+            self.tick();
+        }
+    }
+
+    /// Draws the whole screen into the frame.
+    pub fn draw(&self, frame: &mut Frame) {
+        let area = frame.area();
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            panes::too_small::render(frame, area, self);
+        } else {
+            let [main, status] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+            if area.width >= FULL_WIDTH && area.height >= FULL_HEIGHT {
+                self.draw_full(frame, main);
+            } else {
+                self.draw_compact(frame, main);
+            }
+            panes::status::render(frame, status, self);
+            self.draw_overlay(frame, main);
+        }
+        if self.theme.ascii {
+            for cell in frame.buffer_mut().content.iter_mut() {
+                let folded = super::theme::ascii_fold(cell.symbol());
+                if folded != cell.symbol() {
+                    let folded = folded.to_string();
+                    cell.set_symbol(&folded);
+                }
+            }
+        }
+    }
+
+    fn draw_overlay(&self, frame: &mut Frame, main: Rect) {
+        match self.overlay {
+            Overlay::None => {}
+            Overlay::Help => panes::help::render(frame, main, self),
+            Overlay::About => {
+                let r = centered(main, 76.min(main.width), 20.min(main.height));
+                frame.render_widget(Clear, r);
+                panes::about::render(frame, r, self);
+            }
+        }
+    }
+
+    fn draw_compact(&self, frame: &mut Frame, area: Rect) {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Percentage(52), Constraint::Fill(1)]).areas(area);
+        let grid_w =
+            panes::mask_grid::compact_width(self).clamp(30, area.width / 2 + area.width / 10);
+        let [grid, right] =
+            Layout::horizontal([Constraint::Length(grid_w), Constraint::Fill(1)]).areas(top);
+        panes::mask_grid::render(frame, grid, self);
+        // The lane inspector takes the listing's place while it has focus.
+        if self.focus == Pane::Lanes {
+            panes::lanes::render(frame, right, self);
+        } else {
+            panes::program::render(frame, right, self);
+        }
+        let [sb, counters, queue] = Layout::horizontal([
+            Constraint::Ratio(1, 3),
+            Constraint::Ratio(1, 3),
+            Constraint::Ratio(1, 3),
+        ])
+        .areas(bottom);
+        panes::scoreboards::render(frame, sb, self);
+        panes::counters::render(frame, counters, self);
+        panes::ready_queue::render(frame, queue, self);
+    }
+
+    fn draw_full(&self, frame: &mut Frame, area: Rect) {
+        let bottom_h = (area.height * 7 / 20).clamp(12, 24);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(bottom_h)]).areas(area);
+        let [left, program] =
+            Layout::horizontal([Constraint::Percentage(56), Constraint::Fill(1)]).areas(top);
+        let grid_h =
+            panes::mask_grid::wanted_height(self, left.width).clamp(8, left.height * 3 / 5);
+        let [grid, sb] =
+            Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1)]).areas(left);
+        panes::mask_grid::render(frame, grid, self);
+        panes::scoreboards::render(frame, sb, self);
+        panes::program::render(frame, program, self);
+        if area.width >= ABOUT_WIDTH {
+            let [counters, queue, lanes, about] = Layout::horizontal([
+                Constraint::Fill(5),
+                Constraint::Fill(4),
+                Constraint::Fill(4),
+                Constraint::Fill(5),
+            ])
+            .areas(bottom);
+            panes::counters::render(frame, counters, self);
+            panes::ready_queue::render(frame, queue, self);
+            panes::lanes::render(frame, lanes, self);
+            panes::about::render(frame, about, self);
+        } else {
+            let [counters, queue, lanes] = Layout::horizontal([
+                Constraint::Ratio(1, 3),
+                Constraint::Ratio(1, 3),
+                Constraint::Ratio(1, 3),
+            ])
+            .areas(bottom);
+            panes::counters::render(frame, counters, self);
+            panes::ready_queue::render(frame, queue, self);
+            panes::lanes::render(frame, lanes, self);
+        }
+    }
+
+    // ---- actions ------------------------------------------------------------
+
+    fn say(&mut self, kind: MessageKind, text: String) {
+        self.message = Some(Message { kind, text });
+    }
+
+    /// Says how the run ended.
+    fn say_end(&mut self) {
+        let m = self.timeline.machine();
+        match m.error() {
+            Some(e) => {
+                let text = format!("stopped: {e}");
+                self.say(MessageKind::Error, text);
+            }
+            None => {
+                let text = format!("finished at cycle {}: p steps back, R restarts", m.cycle());
+                self.say(MessageKind::Info, text);
+            }
+        }
+    }
+
+    fn forward(&mut self, n: u64) {
+        if self.timeline.machine().halted() {
+            self.say_end();
+            return;
+        }
+        let target = self.cycle().saturating_add(n);
+        self.timeline.seek(target);
+        if self.cycle() < target {
+            self.say_end();
+        }
+    }
+
+    fn back(&mut self, n: u64) {
+        if self.cycle() == 0 {
+            self.say(MessageKind::Warn, "already at cycle 0".into());
+            return;
+        }
+        self.timeline.back(n);
+    }
+
+    fn goto(&mut self, target: u64) {
+        self.timeline.seek(target);
+        if self.cycle() < target {
+            self.say_end();
+        }
+    }
+
+    fn prompt_key(&mut self, key: KeyEvent) {
+        let Some(text) = self.prompt.as_mut() else {
+            return;
+        };
+        match key.code {
+            KeyCode::Char(d @ '0'..='9') if text.len() < 12 => text.push(d),
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Esc => self.prompt = None,
+            KeyCode::Enter => {
+                let target = text.parse::<u64>().ok();
+                self.prompt = None;
+                if let Some(t) = target {
+                    self.message = None;
+                    self.goto(t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn start(&mut self, goal: Goal, n: u64, fast: bool) {
+        if self.timeline.machine().halted() {
+            self.say_end();
+            return;
+        }
+        let mut goal = goal;
+        if goal == Goal::Breakpoint && self.breakpoints.is_empty() {
+            goal = Goal::End;
+            self.say(
+                MessageKind::Warn,
+                "no breakpoints (b sets one at the cursor): running to the end".into(),
+            );
+        }
+        if let Goal::Issue(w) = goal {
+            let exited = self
+                .focused_view()
+                .is_some_and(|v| v.status == WarpStatus::Exited);
+            let retired = self.focused_view().is_none()
+                && u64::from(w) < self.timeline.machine().warps_launched();
+            if exited || retired {
+                self.say(
+                    MessageKind::Warn,
+                    format!("w{w} has exited: it will not issue again (w picks another warp)"),
+                );
+                return;
+            }
+        }
+        self.run = Some(Run {
+            goal,
+            left: n,
+            fast,
+        });
+        if !self.animate {
+            self.finish_run();
+        } else if fast {
+            self.tick();
+        }
+    }
+
+    /// The message for a goal reached in the cycle just simulated.
+    fn goal_hit(&self, goal: Goal) -> Option<String> {
+        let code = self.timeline.machine().code();
+        let text = |pc: u32| {
+            code.get(pc as usize)
+                .map_or(String::new(), |d| super::theme::clean(&d.instr.text))
+        };
+        let mut issued = self.issues().iter().filter(|r| !r.dispatch_stall);
+        match goal {
+            Goal::Issue(w) => issued
+                .find(|r| r.warp == w)
+                .map(|r| format!("w{w} issued {} {}", addr(r.pc), text(r.pc))),
+            Goal::Breakpoint => issued.find(|r| self.breakpoints.contains(&r.pc)).map(|r| {
+                format!(
+                    "breakpoint: w{} issued {} {}",
+                    r.warp,
+                    addr(r.pc),
+                    text(r.pc)
+                )
+            }),
+            Goal::Divergence => issued.find(|r| r.diverged).map(|r| {
+                format!(
+                    "w{} diverged at {}: {} of {} lanes took the branch",
+                    r.warp,
+                    addr(r.pc),
+                    r.on.count_ones(),
+                    r.active.count_ones()
+                )
+            }),
+            Goal::Reconvergence => issued.find(|r| r.reconverged).map(|r| {
+                format!(
+                    "w{}: the {} lanes that issued {} rejoin others",
+                    r.warp,
+                    r.active.count_ones(),
+                    addr(r.pc)
+                )
+            }),
+            Goal::End => None,
+        }
+    }
+
+    fn faster(&mut self) {
+        self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
+        self.say(
+            MessageKind::Info,
+            format!("run speed {}", self.speed_label()),
+        );
+    }
+
+    fn slower(&mut self) {
+        self.speed = self.speed.saturating_sub(1);
+        self.say(
+            MessageKind::Info,
+            format!("run speed {}", self.speed_label()),
+        );
+    }
+
+    fn toggle_overlay(&mut self, o: Overlay) {
+        self.overlay = if self.overlay == o { Overlay::None } else { o };
+    }
+
+    fn toggle_breakpoint(&mut self) {
+        let pc = self.cursor;
+        if self.breakpoints.remove(&pc) {
+            self.say(
+                MessageKind::Info,
+                format!("breakpoint at {} cleared", addr(pc)),
+            );
+        } else {
+            self.breakpoints.insert(pc);
+            self.say(MessageKind::Info, format!("breakpoint at {} set", addr(pc)));
+        }
+    }
+
+    fn move_in_pane(&mut self, d: i64) {
+        match self.focus {
+            Pane::Program => self.move_cursor(d),
+            Pane::Lanes => self.next_lane(d),
+            _ => self.next_warp(d),
+        }
+    }
+
+    fn move_cursor(&mut self, d: i64) {
+        let last = self.scenario.program.instrs.len().saturating_sub(1) as i64;
+        self.cursor = (i64::from(self.cursor) + d).clamp(0, last.max(0)) as u32;
+        self.follow = false;
+    }
+
+    /// Moves the focus `d` warps on among the resident ones (by index),
+    /// wrapping around.
+    fn next_warp(&mut self, d: i64) {
+        let mut ids: Vec<u32> = self.views.iter().map(|v| v.warp).collect();
+        ids.sort_unstable();
+        if ids.is_empty() {
+            self.say(MessageKind::Warn, "no warp is resident".into());
+            return;
+        }
+        let n = ids.len() as i64;
+        let at = match ids.binary_search(&self.warp) {
+            Ok(i) => i as i64,
+            // Not resident: the next one up counts as one step.
+            Err(i) if d > 0 => i as i64 - 1,
+            Err(i) => i as i64,
+        };
+        let i = (at + d).rem_euclid(n);
+        self.warp = ids[i as usize];
+        self.follow = true;
+    }
+
+    fn next_lane(&mut self, d: i64) {
+        let w = i64::from(self.scenario.machine.warp_width.max(1));
+        self.lane = (i64::from(self.lane) + d).rem_euclid(w) as u32;
+    }
+
+    /// Reads what the panes show from the machine.
+    fn refresh(&mut self) {
+        let m = self.timeline.machine();
+        self.views = m.warp_views();
+        self.records = m.warp_records();
+        self.pcs = m.pc_counters();
+        self.totals = m.totals();
+        self.queues = m
+            .sms()
+            .iter()
+            .flat_map(|sm| (0..sm.sched.len() as u32).map(move |k| (sm.id, k)))
+            .map(|(s, k)| (s, k, m.ready_queue(s, k)))
+            .collect();
+        self.lane_view = m.lane_view(self.warp, self.lane);
+        // Following, the cursor is a function of the machine alone (the
+        // top when the focused warp is not resident), so stepping there
+        // and back shows the same screen.
+        if self.follow {
+            let pc = self.focused_view().and_then(|v| v.pc).unwrap_or(0);
+            if (pc as usize) < self.scenario.program.instrs.len() {
+                self.cursor = pc;
+            }
+        }
+    }
+}
+
+/// A `w` x `h` rectangle in the middle of `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}

@@ -1,0 +1,276 @@
+//! The stepper's keys, and key scripts (`"10n p c q"`) for headless use.
+//!
+//! | key | action |
+//! | --- | --- |
+//! | `Space`, `n`, `Right` | one cycle (issue slot) forward |
+//! | `p`, `Left` | one cycle back |
+//! | `1`..`9`, then digits | count prefix: `10n` ten cycles forward, `5p` five back, `3s`, `2d`... |
+//! | `s` | step until the focused warp issues |
+//! | `c` | run until an instruction with a breakpoint issues (or the end) |
+//! | `d` | run until a branch diverges |
+//! | `r` | run until lanes reconverge |
+//! | `e` | run to the end |
+//! | `+` / `-` | faster / slower runs |
+//! | any other key | stops a run (`q` and `Ctrl-C` still quit) |
+//! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
+//! | `End`, `G` | jump to the end of the run |
+//! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |
+//! | `b` | toggle a breakpoint at the listing cursor (`Enter` too, in the program pane) |
+//! | `Up`/`Down`, `k`/`j` | in the program pane: move the cursor; lane pane: lane; else: warp |
+//! | `PageUp`/`PageDown` | cursor up or down a page |
+//! | `f` | the listing cursor follows the focused warp again |
+//! | `Tab` / `Shift-Tab` | focus the next / previous pane |
+//! | `w` / `W` | focus the next / previous warp |
+//! | `.` / `,` (`>` / `<`) | select the next / previous lane (lane pane: its registers) |
+//! | `i` | about: the scenario's description and machine |
+//! | `?` | help: this table |
+//! | `Esc` | close a window, clear a count |
+//! | `q`, `Ctrl-C` | quit |
+//!
+//! A key script is what a user types, as text: every character outside
+//! angle brackets is one key, whitespace separates and is not a key, and
+//! `<Name>` names a key that is not a character: `<Space>`, `<Enter>`,
+//! `<Esc>`, `<Tab>`, `<BackTab>`, `<Backspace>`, `<Up>`, `<Down>`,
+//! `<Left>`, `<Right>`, `<Home>`, `<End>`, `<PageUp>`, `<PageDown>`,
+//! `<F1>`..`<F12>`, `<lt>` (a literal `<`), `<C-c>` (Ctrl plus a
+//! character). So `"10n p c q"` is `1 0 n p c q`, and
+//! `"<Right> <Space> g 120 <Enter>"` is Right, Space, `g 1 2 0`, Enter.
+
+use std::fmt;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// Every key, as the help overlay lists it: (keys, what they do).
+pub const HELP: &[(&str, &str)] = &[
+    ("Space n Right", "one cycle forward"),
+    ("p Left", "one cycle back"),
+    ("1-9 0-9", "count: 10n 5p 3s 120g"),
+    ("s", "until the warp issues"),
+    ("c", "run to breakpoint"),
+    ("d", "run to divergence"),
+    ("r", "run to reconvergence"),
+    ("e", "run to the end"),
+    ("+ -", "faster / slower runs"),
+    ("any key", "stops a run"),
+    ("g", "go to cycle: g N Enter"),
+    ("End G", "jump to the end"),
+    ("R Home", "restart at cycle 0"),
+    ("b", "breakpoint at cursor"),
+    ("Up Down k j", "cursor/warp/lane by pane"),
+    ("PgUp PgDn", "cursor by a page"),
+    ("f", "cursor follows the warp"),
+    ("Tab S-Tab", "next / previous pane"),
+    ("w W", "next / previous warp"),
+    (". , > <", "next / previous lane"),
+    ("i", "about the scenario"),
+    ("?", "this help"),
+    ("Esc", "close, clear the count"),
+    ("q Ctrl-C", "quit"),
+];
+
+/// A key script that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyScriptError {
+    /// Character offset of the offending text.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for KeyScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "key script, at character {}: {}",
+            self.offset + 1,
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for KeyScriptError {}
+
+const NAMED: &[(&str, KeyCode)] = &[
+    ("Space", KeyCode::Char(' ')),
+    ("Enter", KeyCode::Enter),
+    ("Esc", KeyCode::Esc),
+    ("Tab", KeyCode::Tab),
+    ("BackTab", KeyCode::BackTab),
+    ("Backspace", KeyCode::Backspace),
+    ("Up", KeyCode::Up),
+    ("Down", KeyCode::Down),
+    ("Left", KeyCode::Left),
+    ("Right", KeyCode::Right),
+    ("Home", KeyCode::Home),
+    ("End", KeyCode::End),
+    ("PageUp", KeyCode::PageUp),
+    ("PageDown", KeyCode::PageDown),
+    ("lt", KeyCode::Char('<')),
+];
+
+/// A key press with no modifiers.
+pub fn press(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// `Ctrl` plus a character.
+pub fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn named(name: &str) -> Option<KeyEvent> {
+    if let Some((_, code)) = NAMED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        return Some(if *code == KeyCode::BackTab {
+            KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)
+        } else {
+            press(*code)
+        });
+    }
+    let lower = name.to_ascii_lowercase();
+    for prefix in ["c-", "ctrl-", "ctrl+"] {
+        if let Some(rest) = lower.strip_prefix(prefix) {
+            let mut chars = rest.chars();
+            return match (chars.next(), chars.next()) {
+                (Some(c), None) => Some(ctrl(c)),
+                _ => None,
+            };
+        }
+    }
+    let n: u8 = lower.strip_prefix('f')?.parse().ok()?;
+    (1..=12).contains(&n).then(|| press(KeyCode::F(n)))
+}
+
+/// Parses a key script (see the module documentation) into key presses.
+pub fn parse_keys(script: &str) -> Result<Vec<KeyEvent>, KeyScriptError> {
+    let mut keys = Vec::new();
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == '<' {
+            let Some(len) = chars[i + 1..].iter().position(|&c| c == '>') else {
+                return Err(KeyScriptError {
+                    offset: i,
+                    message: "`<` opens a key name that is never closed with `>` (write <lt> for the key `<`)"
+                        .into(),
+                });
+            };
+            let name: String = chars[i + 1..i + 1 + len].iter().collect();
+            let Some(key) = named(name.trim()) else {
+                let known: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
+                return Err(KeyScriptError {
+                    offset: i,
+                    message: format!(
+                        "unknown key <{name}>; known: {}, F1..F12, C-x",
+                        known.join(", ")
+                    ),
+                });
+            };
+            keys.push(key);
+            i += len + 2;
+            continue;
+        }
+        if c.is_control() {
+            return Err(KeyScriptError {
+                offset: i,
+                message: format!(
+                    "control character {:?} in a key script; name the key instead",
+                    c
+                ),
+            });
+        }
+        keys.push(press(KeyCode::Char(c)));
+        i += 1;
+    }
+    Ok(keys)
+}
+
+/// The key as a key script writes it (`n`, `<Right>`, `<C-c>`).
+pub fn format_key(key: &KeyEvent) -> String {
+    if key.modifiers.contains(KeyModifiers::CONTROL)
+        && let KeyCode::Char(c) = key.code
+    {
+        return format!("<C-{c}>");
+    }
+    match key.code {
+        KeyCode::Char(' ') => "<Space>".into(),
+        KeyCode::Char('<') => "<lt>".into(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::F(n) => format!("<F{n}>"),
+        code => NAMED
+            .iter()
+            .find(|(_, k)| *k == code)
+            .map_or_else(|| format!("<{code:?}>"), |(n, _)| format!("<{n}>")),
+    }
+}
+
+/// A key script for a list of keys: the inverse of [`parse_keys`].
+pub fn format_keys(keys: &[KeyEvent]) -> String {
+    keys.iter().map(format_key).collect::<Vec<_>>().join(" ")
+}
+
+/// True for presses and repeats (some terminals also report releases).
+pub fn is_press(key: &KeyEvent) -> bool {
+    key.kind != KeyEventKind::Release
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> Vec<KeyEvent> {
+        s.chars().map(|c| press(KeyCode::Char(c))).collect()
+    }
+
+    #[test]
+    fn counts_and_letters_are_one_key_per_character() {
+        assert_eq!(parse_keys("10n p c q").unwrap(), chars("10npcq"));
+        assert_eq!(parse_keys("").unwrap(), vec![]);
+        assert_eq!(parse_keys("  \n ").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn named_keys_in_angle_brackets() {
+        let mut want = vec![press(KeyCode::Right), press(KeyCode::Char(' '))];
+        want.extend(chars("g120"));
+        want.push(press(KeyCode::Enter));
+        assert_eq!(parse_keys("<Right> <Space> g 120 <Enter>").unwrap(), want);
+        assert_eq!(
+            parse_keys("<c-c><F5><lt>>").unwrap(),
+            vec![
+                ctrl('c'),
+                press(KeyCode::F(5)),
+                press(KeyCode::Char('<')),
+                press(KeyCode::Char('>'))
+            ]
+        );
+        assert_eq!(parse_keys("<left><ESC>").unwrap()[1], press(KeyCode::Esc));
+        assert_eq!(
+            parse_keys("<BackTab>").unwrap(),
+            vec![KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)]
+        );
+    }
+
+    #[test]
+    fn bad_scripts_say_where() {
+        let e = parse_keys("n <Rigth> q").unwrap_err();
+        assert_eq!(e.offset, 2);
+        assert!(e.message.contains("unknown key <Rigth>"), "{e}");
+        let e = parse_keys("5n <Right").unwrap_err();
+        assert_eq!(e.offset, 3);
+        assert!(parse_keys("<F13>").is_err());
+        assert!(parse_keys("<C-ab>").is_err());
+        assert!(parse_keys("a\u{1b}b").is_err());
+    }
+
+    #[test]
+    fn format_is_the_inverse_of_parse() {
+        let script = "1 0 n <Right> <Space> <lt> > <C-c> <Enter> <BackTab> <F2> g";
+        let keys = parse_keys(script).unwrap();
+        assert_eq!(format_keys(&keys), script);
+        assert_eq!(parse_keys(&format_keys(&keys)).unwrap(), keys);
+    }
+}

@@ -1,0 +1,251 @@
+//! Snapshots of the stepper's screen on `TestBackend`, every pane at 80x24
+//! (compact layout) and 200x60 (full layout), from fixed scenarios and
+//! cycles. Each snapshot was read against the numbers of
+//! `warpstep run divergent-loop` (and the inline scenarios' reports); the
+//! comments say what to check.
+
+use std::sync::Arc;
+
+use insta::assert_snapshot;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use warpstep::scenario::{Origin, Scenario};
+use warpstep::tui::keys::parse_keys;
+use warpstep::tui::{App, Options};
+
+/// An 8-lane `its` warp split 4/4, meeting again at `BSYNC B0`.
+const ITS: &str = "\
+name: its if/else with a convergence barrier
+description: |
+  Eight lanes split 4/4 at a branch; BSSY/BSYNC make them meet again.
+machine: {warp_width: 8, convergence: its}
+launch: {threads: 8}
+inputs: {R0: \"lane\"}
+program: |
+  BSSY B0, join
+  ISETP.LT.AND P0, PT, R0, 4, PT
+  @P0 BRA then
+  FADD R1, R1, 2.0
+  FADD R1, R1, 2.0
+  BRA join
+  then:
+  FADD R1, R1, 1.0
+  join:
+  BSYNC B0
+  EXIT
+";
+
+/// Six threads of an 8-lane warp read a 4-element buffer: lanes 4 and 5
+/// fault, lanes 6 and 7 never launched. The name carries an escape
+/// sequence that must not reach the screen.
+const FAULTS: &str = "\
+name: \"out of bounds\\u001b[31m read\"
+machine: {warp_width: 8}
+launch: {threads: 6}
+memory:
+  data: {type: u32, len: 4}
+constants: {0x160: data}
+program: |
+  S2R R0, SR_TID.X
+  IMAD R4, R0, 4, c[0x0][0x160]
+  LDG.E R5, [R4]
+  EXIT
+";
+
+/// 64 warps on two schedulers (more rows than the grid has).
+const MANY: &str = "\
+name: 64 warps, two schedulers, gto
+machine: {warp_width: 32, schedulers: 2, policy: gto, max_warps_per_sm: 64}
+launch: {threads: 2048}
+inputs: {R5: \"tid % 3 + 1\"}
+program: |
+  loop:
+  IADD3 R2, R2, 1, RZ
+  ISETP.LT.AND P0, PT, R2, R5, PT
+  @P0 BRA loop
+  EXIT
+";
+
+/// One 64-lane wavefront whose lanes split by parity.
+const WAVE64: &str = "\
+name: 64-lane wavefront, odd/even split
+machine: {warp_width: 64}
+launch: {threads: 64}
+inputs: {R0: \"lane % 2\"}
+program: |
+  ISETP.EQ.AND P0, PT, R0, 1, PT
+  @P0 BRA odd
+  FADD R1, R1, 2.0
+  BRA join
+  odd:
+  FADD R1, R1, 1.0
+  join:
+  EXIT
+";
+
+fn load(arg: &str) -> Arc<Scenario> {
+    let sc = if arg.contains('\n') {
+        Scenario::from_text(arg, Origin::Builtin("test".into()))
+    } else {
+        warpstep::builtin::resolve(arg)
+    };
+    match sc {
+        Ok(s) => Arc::new(s),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn app_with(arg: &str, keys: &str, ascii: bool) -> App {
+    let opts = Options {
+        ascii,
+        color: true,
+        animate: false,
+    };
+    let mut app = App::new(load(arg), opts).expect("links");
+    for k in parse_keys(keys).expect("key script") {
+        app.handle_key(k);
+    }
+    app
+}
+
+fn app(arg: &str, keys: &str) -> App {
+    app_with(arg, keys, false)
+}
+
+fn screen(app: &App, w: u16, h: u16) -> TestBackend {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    t.draw(|f| app.draw(f)).expect("draws");
+    t.backend().clone()
+}
+
+// divergent-loop, `warpstep run divergent-loop`: 540 cycles, 160 issued,
+// SIMD 0.625, branch efficiency 0.125 (28 of 32 branches divergent).
+
+#[test]
+fn divergent_loop_cycle_0() {
+    // Nothing simulated: no warp resident, one block waiting to launch.
+    let a = app("divergent-loop", "");
+    assert_snapshot!("divergent_loop_c0_80x24", screen(&a, 80, 24));
+    assert_snapshot!("divergent_loop_c0_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn divergent_loop_cycle_12() {
+    // lrr over 4 warps: S2R at 0-3, IMAD at 4-7 (S04), LDG at 8-11. w3
+    // issued the LDG in cycle 11; w0 waits 396 more cycles on SB0 (400 -
+    // 4); every warp issued 3 instructions with 32 lanes (12 in all).
+    let a = app("divergent-loop", "12n");
+    assert_eq!(a.cycle(), 12);
+    assert_snapshot!("divergent_loop_c12_80x24", screen(&a, 80, 24));
+    assert_snapshot!("divergent_loop_c12_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn divergent_loop_cycle_120() {
+    // Every warp stalls at ISETP on the long scoreboard (w0 288 cycles
+    // left: 408 - 120); 7 instructions each, all 32 lanes on.
+    let a = app("divergent-loop", "120n");
+    assert_snapshot!("divergent_loop_c120_80x24", screen(&a, 80, 24));
+    assert_snapshot!("divergent_loop_c120_120x40", screen(&a, 120, 40));
+    assert_snapshot!("divergent_loop_c120_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn divergent_loop_first_divergence() {
+    // w0's first `@P0 BRA loop` splits it: 28 of 32 lanes loop again (the
+    // 4 lanes with one trip leave). The SIMT stack holds the loop entry
+    // (pc 0050, 28 lanes, reconverging at 0090) over the reconvergence
+    // entry (0090, all 32). w0: 9 issued, sum P 284 = 8 x 32 + 28.
+    let a = app("divergent-loop", "d");
+    assert_snapshot!("divergent_loop_divergence_80x24", screen(&a, 80, 24));
+    assert_snapshot!("divergent_loop_divergence_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn divergent_loop_end() {
+    // The totals of the report: 160 issued, 3328 / 3200, SIMD 0.625,
+    // branch efficiency 0.125, 28/32 divergent, 20.8 threads per inst.
+    let a = app("divergent-loop", "e");
+    assert_eq!(a.cycle(), 540);
+    assert_snapshot!("divergent_loop_end_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn its_groups_and_barrier() {
+    // After the split: the group at 0060 (lanes 0-3) runs, the group at
+    // 0030 (4-7) waits; B0 has all 8 lanes due, none arrived.
+    let a = app(ITS, "d");
+    assert_snapshot!("its_split_80x24", screen(&a, 80, 24));
+    assert_snapshot!("its_split_200x60", screen(&a, 200, 60));
+    // Lanes 0-3 arrived at BSYNC B0; the other group still has to come.
+    let a = app(ITS, "d 5n");
+    assert_snapshot!("its_arrived_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn faulted_and_never_launched_lanes() {
+    // Cycle 9: the LDG issued in cycle 8 faulted lanes 4 and 5 (`!`);
+    // lanes 6 and 7 never launched. The escape in the name is gone.
+    let a = app(FAULTS, "9n");
+    assert_snapshot!("faults_80x24", screen(&a, 80, 24));
+    assert_snapshot!("faults_200x60", screen(&a, 200, 60));
+    // The lane inspector on faulted lane 4.
+    let a = app(FAULTS, "9n <BackTab> ....");
+    assert_snapshot!("faults_lane4_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn many_warps_scroll_and_two_schedulers() {
+    let a = app(MANY, "150n 40w");
+    assert_snapshot!("many_warps_80x24", screen(&a, 80, 24));
+    assert_snapshot!("many_warps_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn wavefront_of_64_lanes() {
+    let a = app(WAVE64, "d");
+    assert_snapshot!("wave64_80x24", screen(&a, 80, 24));
+    assert_snapshot!("wave64_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn lane_inspector_compact() {
+    // Tab x5 focuses the lane pane, which takes the listing's place;
+    // lane 5 of w0 at cycle 120: R2 = 1 (i), R5 = 6 (trip count 5 % 8 + 1).
+    let a = app("divergent-loop", "120n <Tab><Tab><Tab><Tab><Tab> 5.");
+    assert_snapshot!("lanes_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn program_pane_focused_with_breakpoint() {
+    // Cursor moved to /*0090*/ (focus on the listing, 9 down), breakpoint set.
+    let a = app("divergent-loop", "<Tab> 9j b");
+    assert_snapshot!("program_breakpoint_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn help_and_about_windows() {
+    let a = app("divergent-loop", "12n ?");
+    assert_snapshot!("help_80x24", screen(&a, 80, 24));
+    assert_snapshot!("help_200x60", screen(&a, 200, 60));
+    let a = app("divergent-loop", "12n i");
+    assert_snapshot!("about_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn prompt_and_count_in_the_status_line() {
+    let a = app("divergent-loop", "g 12");
+    assert_snapshot!("goto_prompt_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn ascii_mode() {
+    let a = app_with("divergent-loop", "d", true);
+    assert_snapshot!("ascii_divergence_80x24", screen(&a, 80, 24));
+}
+
+#[test]
+fn too_small_terminal() {
+    let a = app("divergent-loop", "5n");
+    assert_snapshot!("too_small_60x20", screen(&a, 60, 20));
+}
