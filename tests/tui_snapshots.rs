@@ -177,7 +177,8 @@ fn its_groups_and_barrier() {
     let a = app(ITS, "d");
     assert_snapshot!("its_split_80x24", screen(&a, 80, 24));
     assert_snapshot!("its_split_200x60", screen(&a, 200, 60));
-    // Lanes 0-3 arrived at BSYNC B0; the other group still has to come.
+    // Lanes 0-3 arrived at BSYNC B0 (without issuing it) and wait; the
+    // other group runs its path.
     let a = app(ITS, "d 5n");
     assert_snapshot!("its_arrived_80x24", screen(&a, 80, 24));
 }

@@ -129,10 +129,10 @@ pub struct LaneView {
 impl Machine {
     /// A resident warp by global index, with its SM.
     pub fn resident_warp(&self, warp: u32) -> Option<(u32, &Warp)> {
-        self.sms.iter().find_map(|sm| {
+        self.st.sms.iter().find_map(|sm| {
             sm.slots
                 .iter()
-                .filter_map(Option::as_ref)
+                .filter_map(|w| w.as_deref())
                 .find(|w| w.gid == warp)
                 .map(|w| (sm.id, w))
         })
@@ -162,14 +162,14 @@ impl Machine {
                 Some(its.wait[lane as usize]).filter(|&x| live && x != LaneWait::Running),
             ),
         };
-        let regs = (0..self.scenario.program.num_regs.min(255))
+        let regs = (0..self.sh.scenario.program.num_regs.min(255))
             .map(|r| w.reg(r as u8, lane))
             .collect();
         let preds = (0..7).fold(0u8, |m, p| m | (((w.preds[p] >> lane) & 1) as u8) << p);
         Some(LaneView {
             warp,
             lane,
-            tid: u64::from(w.block) * u64::from(self.scenario.launch.block_dim)
+            tid: u64::from(w.block) * u64::from(self.sh.scenario.launch.block_dim)
                 + u64::from(w.in_block) * u64::from(w.width)
                 + u64::from(lane),
             state,
