@@ -616,7 +616,22 @@ impl State {
             .min();
         if let Some(next) = next {
             let limit = sh.scenario.machine.max_cycles;
-            self.cycle = next.min(target).min(limit).max(self.cycle);
+            let to = next.min(target).min(limit).max(self.cycle);
+            if to > self.cycle {
+                // Nothing issued in the skipped cycles.
+                self.issues.clear();
+                self.cycle = to;
+                self.check_limit(sh);
+            }
+        }
+    }
+
+    /// Stops the run once `max_cycles` cycles were simulated without
+    /// finishing.
+    fn check_limit(&mut self, sh: &Shared) {
+        let limit = sh.scenario.machine.max_cycles;
+        if !self.finished && self.error.is_none() && self.cycle >= limit {
+            self.error = Some(RunError::MaxCycles { limit });
         }
     }
 
@@ -633,10 +648,8 @@ impl State {
             return false;
         }
         let t = self.cycle;
-        if t >= sh.scenario.machine.max_cycles {
-            self.error = Some(RunError::MaxCycles {
-                limit: sh.scenario.machine.max_cycles,
-            });
+        self.check_limit(sh);
+        if self.halted() {
             return false;
         }
         self.issues.clear();
@@ -659,6 +672,7 @@ impl State {
             self.finished = true;
         } else if self.error.is_none() {
             self.check_deadlock(sh);
+            self.check_limit(sh);
         }
         true
     }

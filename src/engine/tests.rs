@@ -470,3 +470,47 @@ fn derived_codes_never_break_a_dependence() {
         assert!(m.hazards().is_empty(), "{:?}", m.hazards());
     }
 }
+
+#[test]
+fn max_cycles_stops_a_runaway_loop_at_the_limit() {
+    let text = "spin:\nBRA spin\n";
+    let mut m = Machine::new(scenario_with(
+        text,
+        |m| m.max_cycles = 50,
+        one_warp(),
+        vec![],
+    ))
+    .expect("links");
+    let err = m.run().unwrap_err();
+    assert_eq!(err, RunError::MaxCycles { limit: 50 });
+    // The error is set when the 50th cycle has been simulated.
+    assert_eq!(m.cycle(), 50);
+    assert!(err.to_string().contains("max_cycles"));
+    let mut m2 = Machine::new(scenario_with(
+        text,
+        |m| m.max_cycles = 50,
+        one_warp(),
+        vec![],
+    ))
+    .expect("links");
+    for _ in 0..50 {
+        m2.step();
+    }
+    assert!(m2.error().is_some());
+    assert!(!m2.step());
+}
+
+#[test]
+fn skipping_idle_cycles_leaves_no_stale_issue_records() {
+    let mut m = Machine::new(scenario_with(
+        LOAD_USE,
+        |_| {},
+        one_warp(),
+        vec![words("data", 32, |i| i)],
+    ))
+    .expect("links");
+    m.run_until(10);
+    assert_eq!(m.issues().len(), 1, "the LDG issued in cycle 9");
+    m.run_until(300);
+    assert!(m.issues().is_empty());
+}
