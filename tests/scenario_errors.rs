@@ -625,3 +625,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn unindented_label_ends_the_program_block() {
+    // `loop:` at column 1 is a new top-level key, not a program label.
+    expect_at(
+        "name: t\nprogram: |\n  NOP\nloop:\n  EXIT\n",
+        4,
+        1,
+        &["unknown key `loop`", "indent it like the instructions"],
+    );
+}
+
+#[test]
+fn buffer_name_yaml_reads_as_a_boolean() {
+    expect_at(
+        "name: t\nmemory:\n  y: {type: u32, len: 4}\nprogram: EXIT\n",
+        3,
+        3,
+        &[
+            "a buffer name must be a name",
+            "YAML reads `y` as a boolean",
+            "quote it",
+        ],
+    );
+}

@@ -84,6 +84,22 @@ impl SourceFile<'_> {
         }
     }
 
+    /// Whether the nearest top-level key above `line` is a block-scalar
+    /// `program:` (so an unindented line there ended the program early).
+    fn after_block_program(&self, line: u32) -> Option<()> {
+        let above: Vec<&str> = self
+            .text
+            .lines()
+            .take(line.saturating_sub(1) as usize)
+            .collect();
+        let key_line = above
+            .iter()
+            .rev()
+            .find(|l| l.starts_with(|c: char| c.is_ascii_alphabetic()))?;
+        let rest = key_line.strip_prefix("program:")?.trim_start();
+        (rest.starts_with('|') || rest.starts_with('>')).then_some(())
+    }
+
     /// Translates a YAML parser error (syntax, unknown key, wrong shape).
     pub(super) fn yaml_error(&self, err: &serde_saphyr::Error) -> LoadError {
         let mut inner = err.without_snippet();
@@ -114,10 +130,20 @@ impl SourceFile<'_> {
                     )
                 };
                 let len = field.chars().count() as u32;
+                let label_hint = (section.is_empty() && column == 1)
+                    .then(|| self.after_block_program(line))
+                    .flatten()
+                    .map(|_| {
+                        format!(
+                            "if `{field}:` is a label of the program, indent it like the \
+                             instructions: a line at column 1 ends the `program: |` block"
+                        )
+                    });
                 self.error(Pos::new(line, column, len), &key, message)
                     .expected(format!("one of {}", expected.join(", ")))
                     .hint(
-                        elsewhere(field, &section)
+                        label_hint
+                            .or_else(|| elsewhere(field, &section))
                             .or_else(|| did_you_mean(field, expected.iter().copied()))
                             .or_else(|| {
                                 Some("keys are lowercase, with `_` between words".to_string())

@@ -117,9 +117,26 @@ fn buffer_name(
     so_far: &[Planned<'_>],
 ) -> Result<String, LoadError> {
     let Node::Str(name) = &key.value else {
+        let pos = Pos::of(key);
+        // YAML reads `y`, `n`, `on`, `off`, `null`, `1` ... as non-strings.
+        let written: String = src
+            .line(pos.line)
+            .map(|l| {
+                l.chars()
+                    .skip(pos.column.saturating_sub(1) as usize)
+                    .take_while(|c| *c != ':')
+                    .collect::<String>()
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
         return Err(src
-            .error(Pos::of(key), "memory", "a buffer name must be a name")
-            .expected("a name such as `data` or `out`"));
+            .error(pos, "memory", "a buffer name must be a name")
+            .expected("a name such as `data` or `out`")
+            .hint(Some(format!(
+                "YAML reads `{written}` as {}, not as text: quote it (`\"{written}\": ...`) or choose another name",
+                key.value.kind()
+            ))));
     };
     let ok = name
         .chars()
