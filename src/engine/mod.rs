@@ -725,6 +725,7 @@ impl State {
                 scheduler: slot % sc.machine.schedulers,
                 age: self.next_age,
                 width: w,
+                all_lanes: lane_mask(w),
                 launched,
                 exited: 0,
                 faulted: 0,
@@ -753,8 +754,10 @@ impl State {
                 read_until: Vec::new(),
             };
             if self.check_hazards {
-                warp.ready_at = vec![0; (PRED_BASE as usize + 8) * w as usize];
-                warp.read_until = vec![0; (PRED_BASE as usize + 8) * w as usize];
+                // One row per register the program names, then P0..P7.
+                let rows = sc.program.num_regs as usize + 8;
+                warp.ready_at = vec![0; rows * w as usize];
+                warp.read_until = vec![0; rows * w as usize];
             }
             self.next_age += 1;
             for lane in 0..threads {
@@ -985,11 +988,8 @@ impl State {
         c.issued += 1;
         c.thread_inst_executed += u64::from(active.count_ones());
         c.thread_inst_executed_pred_on += u64::from(on.count_ones());
-        c.lane_slots.predicated_on += u64::from(on.count_ones());
-        c.lane_slots.predicated_off += u64::from((active & !on).count_ones());
-        c.lane_slots.divergence += u64::from((live & !active).count_ones());
-        c.lane_slots.exited += u64::from((w.launched & !live).count_ones());
-        c.lane_slots.never_launched += u64::from((full & !w.launched).count_ones());
+        c.exited_slots += u64::from((w.launched & !live).count_ones());
+        c.never_launched_slots += u64::from((full & !w.launched).count_ones());
         let p = &mut self.pcs[pc as usize];
         p.executions += 1;
         p.thread_inst_executed += u64::from(active.count_ones());
@@ -1448,21 +1448,27 @@ impl State {
         let on = active & w.pred_mask(ins.guard);
         let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
             .then_some(PRED_BASE + u16::from(ins.guard.index));
-        let mut found: Option<(u16, HazardKind, u64, u32)> = None;
-        for l in convergence::its::lanes(active) {
-            // Every active lane reads the guard; only lanes that are on
-            // read the sources and write the results.
-            let lane_on = on >> l & 1 != 0;
-            for &r in ins.uses.iter().filter(|&&r| lane_on || Some(r) == guard) {
-                let ready = w.ready_at[r as usize * n + l];
-                if ready > t && found.is_none() {
-                    found = Some((r, HazardKind::ReadAfterWrite, ready - t, l as u32));
-                }
+        let first_late = |rows: &[u64], r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
+            let row = rows.get(hazard_row(rows.len() / n.max(1), r) * n..)?;
+            convergence::its::lanes(lanes_mask)
+                .find(|&l| row[l] > t)
+                .map(|l| (row[l] - t, l as u32))
+        };
+        // Every active lane reads the guard; only lanes that are on read
+        // the sources and write the results.
+        let mut found = None;
+        for &r in &ins.uses {
+            let lanes_mask = if Some(r) == guard { active } else { on };
+            if let Some((early, lane)) = first_late(&w.ready_at, r, lanes_mask) {
+                found = Some((r, HazardKind::ReadAfterWrite, early, lane));
+                break;
             }
-            for &r in ins.defs.iter().filter(|_| lane_on) {
-                let reading = w.read_until[r as usize * n + l];
-                if reading > t && found.is_none() {
-                    found = Some((r, HazardKind::WriteAfterRead, reading - t, l as u32));
+        }
+        if found.is_none() {
+            for &r in &ins.defs {
+                if let Some((early, lane)) = first_late(&w.read_until, r, on) {
+                    found = Some((r, HazardKind::WriteAfterRead, early, lane));
+                    break;
                 }
             }
         }
@@ -1526,18 +1532,28 @@ impl State {
         let n = w.width as usize;
         let ins = &d.instr;
         let lands = t + u64::from(latency);
+        let rows = w.ready_at.len() / n.max(1);
         let mut waw: Option<(u16, u64, u32)> = None;
-        for l in convergence::its::lanes(on) {
-            for &r in &ins.defs {
-                let slot = &mut w.ready_at[r as usize * n + l];
+        for &r in &ins.defs {
+            let base = hazard_row(rows, r) * n;
+            for l in convergence::its::lanes(on) {
+                let Some(slot) = w.ready_at.get_mut(base + l) else {
+                    continue;
+                };
                 if *slot > lands && waw.is_none() {
                     waw = Some((r, *slot - lands, l as u32));
                 }
                 *slot = lands;
             }
-            if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
-                for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
-                    w.read_until[r as usize * n + l] = t + u64::from(lat.read_barrier.max(1));
+        }
+        if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
+            let done = t + u64::from(lat.read_barrier.max(1));
+            for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
+                let base = hazard_row(rows, r) * n;
+                for l in convergence::its::lanes(on) {
+                    if let Some(x) = w.read_until.get_mut(base + l) {
+                        *x = done;
+                    }
                 }
             }
         }
@@ -1553,6 +1569,17 @@ impl State {
                 t,
             );
         }
+    }
+}
+
+/// The row of register or predicate `r` in a warp's hazard tables, which
+/// hold `rows - 8` registers and then the predicates.
+fn hazard_row(rows: usize, r: u16) -> usize {
+    let regs = rows.saturating_sub(8);
+    if r < PRED_BASE {
+        usize::from(r)
+    } else {
+        regs + usize::from(r - PRED_BASE)
     }
 }
 

@@ -105,16 +105,6 @@ pub struct LaneSlots {
     pub never_launched: u64,
 }
 
-impl LaneSlots {
-    pub fn merge(&mut self, o: &LaneSlots) {
-        self.predicated_on += o.predicated_on;
-        self.predicated_off += o.predicated_off;
-        self.divergence += o.divergence;
-        self.exited += o.exited;
-        self.never_launched += o.never_launched;
-    }
-}
-
 /// The execution counters of model.md for one warp or a whole run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counters {
@@ -128,7 +118,10 @@ pub struct Counters {
     pub branches: u64,
     /// Branches whose active lanes did not all go the same way.
     pub divergent_branches: u64,
-    pub lane_slots: LaneSlots,
+    /// Lane-slots of issued instructions whose lane had exited or faulted.
+    pub exited_slots: u64,
+    /// Lane-slots of issued instructions whose lane was never launched.
+    pub never_launched_slots: u64,
     /// Warp-cycles per reason (the true cause).
     pub stalls: ReasonCounts,
     /// Long-scoreboard warp-cycles a profiler labels short (the
@@ -145,7 +138,8 @@ impl Counters {
         self.thread_inst_executed_pred_on += o.thread_inst_executed_pred_on;
         self.branches += o.branches;
         self.divergent_branches += o.divergent_branches;
-        self.lane_slots.merge(&o.lane_slots);
+        self.exited_slots += o.exited_slots;
+        self.never_launched_slots += o.never_launched_slots;
         self.stalls.merge(&o.stalls);
         self.long_labelled_short += o.long_labelled_short;
         self.short_labelled_long += o.short_labelled_long;
@@ -178,6 +172,22 @@ impl Counters {
     /// Warp-cycles in which the profiler's label differs from the cause.
     pub fn mislabeled_cycles(&self) -> u64 {
         self.long_labelled_short + self.short_labelled_long
+    }
+
+    /// Where the `W * I` lane-slots went. Only the exited and never-launched
+    /// parts are counted per issue; the rest follow from `sum A` and `sum P`.
+    pub fn lane_slots(&self, width: u32) -> LaneSlots {
+        let total = u64::from(width) * self.issued;
+        LaneSlots {
+            predicated_on: self.thread_inst_executed_pred_on,
+            predicated_off: self.thread_inst_executed - self.thread_inst_executed_pred_on,
+            divergence: total
+                .saturating_sub(self.thread_inst_executed)
+                .saturating_sub(self.exited_slots)
+                .saturating_sub(self.never_launched_slots),
+            exited: self.exited_slots,
+            never_launched: self.never_launched_slots,
+        }
     }
 
     /// SIMD efficiency `sum P_j / (W * I)`; `None` before anything issued.

@@ -103,7 +103,7 @@ fn predicated_if_else_counts_and_cycles() {
     assert_eq!(c.stalls.get(Reason::Selected), 5);
     assert_eq!(c.stalls.get(Reason::Wait), 9);
     assert_eq!(c.stalls.total(), 14);
-    assert_eq!(c.lane_slots.predicated_off, 32);
+    assert_eq!(c.lane_slots(32).predicated_off, 32);
 }
 
 const BRANCHY: &str = "
@@ -133,7 +133,7 @@ fn branch_if_else_on_the_stack() {
     // 0 S2R(S4) 4 ISETP(S4) 8 BRA(S1) 9 else FADD(S4: drains R1)
     // 13 FADD(S1) 14 BRA(S3: drains R1) 17 EXIT -> 18 cycles.
     assert_eq!(m.cycle(), 18);
-    assert_eq!(c.lane_slots.divergence, 16 * 3);
+    assert_eq!(c.lane_slots(32).divergence, 16 * 3);
     let pcs = m.pc_counters();
     assert_eq!(pcs[5].executions, 1);
     assert_eq!(pcs[5].thread_inst_executed, 16);
@@ -252,7 +252,7 @@ fn out_of_bounds_lanes_fault_and_the_rest_continue() {
     let c = m.totals();
     // After the fault, 24 lanes remain: IADD3 and EXIT run with 24.
     assert_eq!(c.thread_inst_executed, 32 * 3 + 24 * 2);
-    assert_eq!(c.lane_slots.exited, 16);
+    assert_eq!(c.lane_slots(32).exited, 16);
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn partial_warp_lanes_are_never_launched() {
     // 20 live lanes: S2R, ISETP, EXIT 20 on; @P0 16 on; @!P0 4 on.
     assert_eq!(c.thread_inst_executed, 100);
     assert_eq!(c.thread_inst_executed_pred_on, 20 * 3 + 16 + 4);
-    assert_eq!(c.lane_slots.never_launched, 12 * 5);
+    assert_eq!(c.lane_slots(32).never_launched, 12 * 5);
     close(c.simd_efficiency(32), 80.0 / 160.0);
 }
 

@@ -41,6 +41,8 @@ pub struct Warp {
     /// Dispatch order, for greedy-then-oldest.
     pub age: u64,
     pub width: u32,
+    /// All `width` lanes, as a mask.
+    pub all_lanes: u64,
     /// Lanes that hold a thread.
     pub launched: u64,
     pub exited: u64,
@@ -79,7 +81,7 @@ impl Warp {
 
     /// Mask of all `width` lanes.
     pub fn full(&self) -> u64 {
-        lane_mask(self.width)
+        self.all_lanes
     }
 
     pub fn is_done(&self) -> bool {

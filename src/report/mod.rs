@@ -183,6 +183,7 @@ impl Report {
         let sc = m.scenario();
         let w = m.width();
         let c: Counters = m.totals();
+        let ls = c.lane_slots(w);
         let mem = m.memory_counters();
         let slots = u64::from(sc.machine.schedulers) * u64::from(sc.machine.sms);
         let warps = m
@@ -268,11 +269,11 @@ impl Report {
             warp_cycles_per_issued_instruction: ratio(c.stalls.total(), c.issued),
             lane_slots: LaneSlotsReport {
                 total: u64::from(w) * c.issued,
-                predicated_on: c.lane_slots.predicated_on,
-                predicated_off: c.lane_slots.predicated_off,
-                divergence: c.lane_slots.divergence,
-                exited: c.lane_slots.exited,
-                never_launched: c.lane_slots.never_launched,
+                predicated_on: ls.predicated_on,
+                predicated_off: ls.predicated_off,
+                divergence: ls.divergence,
+                exited: ls.exited,
+                never_launched: ls.never_launched,
             },
             memory: MemoryReport {
                 global_requests: mem.global_requests,
