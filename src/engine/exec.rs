@@ -91,8 +91,9 @@ fn row(w: &Warp, r: u8) -> Option<&[u32]> {
     w.regs.get(usize::from(r) * n..(usize::from(r) + 1) * n)
 }
 
-/// Integer view of a source: `-R` negates, `~R` inverts.
-fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
+/// A source's lanes. Integer view (`float` false): `-R` negates, `~R`
+/// inverts. Float view: `|R|` clears the sign bit, `-R` flips it.
+fn fetch(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
     // At most 64 lanes: stating it lets the compiler drop bounds checks.
     let n = (w.width as usize).min(64);
     match s {
@@ -101,11 +102,16 @@ fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
                 Some(v) => copy_lanes(&mut out[..n], v),
                 None => out[..n].fill(0),
             }
-            if r.not {
-                out[..n].iter_mut().for_each(|x| *x = !*x);
+            let lanes = &mut out[..n];
+            match (float, r.neg) {
+                (false, _) if r.not => lanes.iter_mut().for_each(|x| *x = !*x),
+                (true, _) if r.abs => lanes.iter_mut().for_each(|x| *x &= 0x7fff_ffff),
+                _ => {}
             }
-            if r.neg {
-                out[..n].iter_mut().for_each(|x| *x = x.wrapping_neg());
+            match (float, r.neg) {
+                (false, true) => lanes.iter_mut().for_each(|x| *x = x.wrapping_neg()),
+                (true, true) => lanes.iter_mut().for_each(|x| *x ^= 0x8000_0000),
+                _ => {}
             }
         }
         Src::Imm(v) => out[..n].fill(v),
@@ -114,26 +120,12 @@ fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
     }
 }
 
-/// Float view of a source: `|R|` clears the sign, `-R` flips it.
+fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
+    fetch(w, s, out, false)
+}
+
 fn fetch_f(w: &Warp, s: Src, out: &mut Lanes) {
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
-    match s {
-        Src::Reg(r) => {
-            match row(w, r.reg) {
-                Some(v) => copy_lanes(&mut out[..n], v),
-                None => out[..n].fill(0),
-            }
-            if r.abs {
-                out[..n].iter_mut().for_each(|x| *x &= 0x7fff_ffff);
-            }
-            if r.neg {
-                out[..n].iter_mut().for_each(|x| *x ^= 0x8000_0000);
-            }
-        }
-        Src::Imm(v) => out[..n].fill(v),
-        Src::Const { .. } => out[..n].fill(0),
-    }
+    fetch(w, s, out, true)
 }
 
 /// Writes `vals` to register `d` for the lanes in `on`.

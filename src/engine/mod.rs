@@ -247,6 +247,33 @@ pub struct IssueRecord {
     pub reconverged: bool,
 }
 
+impl IssueRecord {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        sm: usize,
+        scheduler: usize,
+        slot: u32,
+        warp: u32,
+        pc: u32,
+        active: u64,
+        on: u64,
+        dispatch_stall: bool,
+    ) -> Self {
+        IssueRecord {
+            sm: sm as u32,
+            scheduler: scheduler as u32,
+            slot,
+            warp,
+            pc,
+            active,
+            on,
+            dispatch_stall,
+            diverged: false,
+            reconverged: false,
+        }
+    }
+}
+
 /// Final counters of a warp that left its SM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WarpRecord {
@@ -928,18 +955,8 @@ impl State {
                     );
                     w.counters.stalls.add(Reason::DispatchStall, 1);
                     self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
-                    self.issues.push(IssueRecord {
-                        sm: s as u32,
-                        scheduler: k as u32,
-                        slot,
-                        warp: w.gid,
-                        pc,
-                        active: 0,
-                        on: 0,
-                        dispatch_stall: true,
-                        diverged: false,
-                        reconverged: false,
-                    });
+                    self.issues
+                        .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
                 }
                 continue;
             }
@@ -994,18 +1011,8 @@ impl State {
         p.executions += 1;
         p.thread_inst_executed += u64::from(active.count_ones());
         p.thread_inst_executed_pred_on += u64::from(on.count_ones());
-        self.issues.push(IssueRecord {
-            sm: s as u32,
-            scheduler: k as u32,
-            slot,
-            warp: w.gid,
-            pc,
-            active,
-            on,
-            dispatch_stall: false,
-            diverged: false,
-            reconverged: false,
-        });
+        self.issues
+            .push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
 
         if self.check_hazards {
             self.check_hazards_at(&mut w, d, pc, active, t);

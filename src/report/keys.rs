@@ -70,6 +70,19 @@ const PC: &[&str] = &[
 const FAULT: &[&str] = &["warp", "lane", "pc", "line", "address", "cycle"];
 const HAZARD: &[&str] = &["warp", "lane", "pc", "line", "early_by", "cycle", "count"];
 
+/// Keys that hold groups of keys.
+const GROUPS: &[&str] = &[
+    "lane_slots",
+    "memory",
+    "stalls",
+    "stalls_profiled",
+    "warps",
+    "pcs",
+    "ncu",
+    "faults",
+    "hazards",
+];
+
 fn reasons() -> Vec<&'static str> {
     Reason::ALL.iter().map(|r| r.name()).collect()
 }
@@ -113,35 +126,23 @@ pub fn validate(path: &str) -> Result<(), String> {
             }
         };
     match segs.as_slice() {
-        [one] => {
-            let mut all: Vec<&str> = TOP.to_vec();
-            all.extend([
-                "lane_slots",
-                "memory",
-                "stalls",
-                "stalls_profiled",
-                "warps",
-                "pcs",
-                "ncu",
-            ]);
-            one_of(one, TOP, "").map_err(|e| {
-                if all.contains(one) {
-                    format!(
-                        "`{one}` is a group of keys; name one inside it, e.g. `{one}.{}`",
-                        match *one {
-                            "lane_slots" => LANE_SLOTS[1],
-                            "memory" => MEMORY[1],
-                            "warps" => "0.issued",
-                            "pcs" => "0.executions",
-                            "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
-                            _ => "wait",
-                        }
-                    )
-                } else {
-                    e
-                }
-            })
-        }
+        [one] => one_of(one, TOP, "").map_err(|e| {
+            if GROUPS.contains(one) {
+                format!(
+                    "`{one}` is a group of keys; name one inside it, e.g. `{one}.{}`",
+                    match *one {
+                        "lane_slots" => LANE_SLOTS[1],
+                        "memory" => MEMORY[1],
+                        "warps" => "0.issued",
+                        "pcs" => "0.executions",
+                        "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
+                        _ => "wait",
+                    }
+                )
+            } else {
+                e
+            }
+        }),
         ["lane_slots", k] => one_of(k, LANE_SLOTS, "lane_slots."),
         ["memory", k] => one_of(k, MEMORY, "memory."),
         ["stalls", k] => one_of(k, &stall_names, "stalls."),
@@ -151,21 +152,7 @@ pub fn validate(path: &str) -> Result<(), String> {
         ["pcs", rest @ ..] => indexed(rest, PC, "pcs", true),
         ["faults", rest @ ..] => indexed(rest, FAULT, "faults", false),
         ["hazards", rest @ ..] => indexed(rest, HAZARD, "hazards", false),
-        [first, ..] => one_of(
-            first,
-            &[
-                "lane_slots",
-                "memory",
-                "stalls",
-                "stalls_profiled",
-                "warps",
-                "pcs",
-                "ncu",
-                "faults",
-                "hazards",
-            ],
-            "",
-        ),
+        [first, ..] => one_of(first, GROUPS, ""),
         [] => Err("empty key".into()),
     }
 }
