@@ -1115,3 +1115,50 @@ fn closed_stdout_pipe_is_not_a_crash() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
+/// for lanes 0..3. BSSY 0, BSSY 1, BRA 2 (splits, taken side first),
+/// BSYNC B1 3 (blocks), BSYNC B0 4 (blocks): deadlock at cycle 4. The
+/// BSYNCs are on file lines 11 and 14.
+const CROSSED: &str = "name: crossed barriers
+machine: {warp_width: 8, convergence: its}
+launch: {threads: 8}
+inputs:
+  P0: \"lane < 4\"
+program: |
+  BSSY B0, j0
+  BSSY B1, j1
+  @P0 BRA j1
+  j0:
+  BSYNC B0
+  EXIT
+  j1:
+  BSYNC B1
+  EXIT
+";
+
+#[test]
+fn a_deadlocked_run_stops_with_exit_1() {
+    let d = scratch("deadlock");
+    let p = write(&d, "crossed.yaml", CROSSED);
+    let o = warpstep(&["run".as_ref(), p.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let r = json(&o);
+    let err = r["error"].as_str().unwrap_or("");
+    assert!(err.contains("deadlock at cycle 4"), "{err}");
+    assert_eq!(u(&r, "issued"), 5);
+}
+
+#[test]
+#[ignore = "engine bug: the deadlock message gives a program-relative line (5), not the file line of a waiting BSYNC (11 or 14)"]
+fn deadlock_message_names_the_file_line_of_a_waiting_bsync() {
+    let d = scratch("deadlock-line");
+    let p = write(&d, "crossed.yaml", CROSSED);
+    let o = warpstep(&["run".as_ref(), p.as_os_str()]);
+    let t = stdout(&o);
+    let stopped = t.lines().find(|l| l.starts_with("STOPPED")).unwrap_or("");
+    assert!(
+        stopped.contains("line 11") || stopped.contains("line 14"),
+        "{stopped}"
+    );
+}

@@ -117,6 +117,10 @@ enum Op {
     Ldg { d: u8 },
     /// `STG.E [R13], Rs`: this thread's element of `out`.
     Stg { s: u8 },
+    /// `LDS Rd, [R14]` / `STS [R14], Rs`: this thread's word of the
+    /// block's shared memory.
+    Lds { d: u8 },
+    Sts { s: u8 },
 }
 
 /// `@Pn` / `@!Pn`.
@@ -137,8 +141,13 @@ enum Stmt {
         neg: bool,
         then: Vec<Stmt>,
     },
-    /// `do { body } while (++R10 < R9)`, R10 reset first.
-    Loop(Vec<Stmt>),
+    /// `do { body } while (++Rc < R9)`, the counter Rc (R10, or R11 for a
+    /// loop inside a loop) reset first.
+    Loop { counter: u8, body: Vec<Stmt> },
+    /// `@[!]Pp BRA done`: leave the innermost loop (unstructured flow when
+    /// it sits inside an if/else; under barriers, `BREAK` leaves the
+    /// barriers of the constructs in between first).
+    Break { p: u8, neg: bool },
     /// `@[!]Pp EXIT` between top-level statements.
     Exit { p: u8, neg: bool },
 }
@@ -147,17 +156,20 @@ enum Stmt {
 const INT_REGS: std::ops::RangeInclusive<u8> = 1..=6;
 /// Float registers.
 const FLOAT_REGS: std::ops::RangeInclusive<u8> = 7..=8;
-/// Per-lane trip count (1..=4) and the loop counter.
+/// Per-lane trip count (1..=4) and the loop counters (outer, inner).
 const TRIP: u8 = 9;
 const COUNTER: u8 = 10;
+const INNER_COUNTER: u8 = 11;
 /// `data + 4 * tid`, `out + 4 * tid`.
 const LOAD_ADDR: u8 = 12;
 const STORE_ADDR: u8 = 13;
+/// `4 * (tid % ntid)`: the thread's word of shared memory.
+const SHARED_ADDR: u8 = 14;
 /// The loop's predicate; P0..P2 are the data predicates.
 const LOOP_PRED: u8 = 3;
 
 fn int_src_reg() -> impl Strategy<Value = u8> {
-    prop_oneof![6 => INT_REGS, 1 => Just(TRIP), 1 => Just(COUNTER)]
+    prop_oneof![6 => INT_REGS, 1 => Just(TRIP), 1 => Just(COUNTER), 1 => Just(INNER_COUNTER)]
 }
 
 fn src() -> impl Strategy<Value = Src> {
@@ -224,6 +236,8 @@ fn op() -> impl Strategy<Value = Op> {
         (f(), f()).prop_map(|(d, a)| Op::MufuRcp { d, a }),
         d().prop_map(|d| Op::Ldg { d }),
         prop_oneof![INT_REGS, FLOAT_REGS].prop_map(|s| Op::Stg { s }),
+        d().prop_map(|d| Op::Lds { d }),
+        prop_oneof![INT_REGS, FLOAT_REGS].prop_map(|s| Op::Sts { s }),
     ]
 }
 
@@ -231,28 +245,44 @@ fn guard() -> impl Strategy<Value = Guard> {
     prop_oneof![3 => Just(None), 1 => (pred(), any::<bool>()).prop_map(Some)]
 }
 
-fn block(depth: u32, in_loop: bool) -> BoxedStrategy<Vec<Stmt>> {
+/// Statements nested at most `depth` constructs deep, inside `loops`
+/// enclosing loops.
+fn block(depth: u32, loops: u8) -> BoxedStrategy<Vec<Stmt>> {
     let leaf = (guard(), op()).prop_map(|(g, o)| Stmt::Op(g, o)).boxed();
+    let brk = (pred(), any::<bool>())
+        .prop_map(|(p, neg)| Stmt::Break { p, neg })
+        .boxed();
+    let leaves = if loops > 0 {
+        Union::new_weighted(vec![(8, leaf), (1, brk)]).boxed()
+    } else {
+        leaf
+    };
     if depth == 0 {
-        return proptest::collection::vec(leaf, 0..4).boxed();
+        return proptest::collection::vec(leaves, 0..4).boxed();
     }
-    let inner = block(depth - 1, in_loop);
+    let inner = block(depth - 1, loops);
     let if_else = (pred(), any::<bool>(), inner.clone(), inner.clone())
         .prop_map(|(p, neg, then, els)| Stmt::IfElse { p, neg, then, els })
         .boxed();
     let if_then = (pred(), any::<bool>(), inner)
         .prop_map(|(p, neg, then)| Stmt::IfThen { p, neg, then })
         .boxed();
-    let mut arms = vec![(6, leaf), (2, if_else), (1, if_then)];
-    if !in_loop {
-        arms.push((2, block(depth - 1, true).prop_map(Stmt::Loop).boxed()));
+    let mut arms = vec![(6, leaves), (2, if_else), (1, if_then)];
+    if loops < 2 {
+        let counter = COUNTER + loops;
+        arms.push((
+            2,
+            block(depth - 1, loops + 1)
+                .prop_map(move |body| Stmt::Loop { counter, body })
+                .boxed(),
+        ));
     }
     proptest::collection::vec(Union::new_weighted(arms), 0..5).boxed()
 }
 
 fn program() -> impl Strategy<Value = Vec<Stmt>> {
     let exit = (pred(), any::<bool>()).prop_map(|(p, neg)| vec![Stmt::Exit { p, neg }]);
-    proptest::collection::vec(prop_oneof![6 => block(2, false), 1 => exit], 1..4)
+    proptest::collection::vec(prop_oneof![6 => block(3, 0), 1 => exit], 1..4)
         .prop_map(|parts| parts.into_iter().flatten().collect())
 }
 
@@ -265,6 +295,12 @@ struct Case {
     /// Wrap every construct in BSSY/BSYNC.
     barriers: bool,
     global_latency: u32,
+    /// `latency.alu` (the derived stall counts follow it) and
+    /// `latency.branch`.
+    alu_latency: u32,
+    branch_latency: u32,
+    schedulers: u32,
+    gto: bool,
     sms: u32,
     /// `max_blocks_per_sm: 1`: blocks run in waves, not all at once.
     one_block_per_sm: bool,
@@ -290,9 +326,15 @@ fn case() -> impl Strategy<Value = Case> {
         any::<proptest::sample::Index>(),
         any::<bool>(),
         prop_oneof![Just(20u32), Just(400)],
+        (
+            1u32..=2,
+            any::<bool>(),
+            prop_oneof![Just(4u32), 1u32..=8],
+            prop_oneof![3 => Just(0u32), 1 => 1u32..=5],
+        ),
         (1u32..=2, any::<bool>()),
     )
-        .prop_flat_map(|(width, blocks, dim, barriers, global_latency, (sms, one_block_per_sm))| {
+        .prop_flat_map(|(width, blocks, dim, barriers, global_latency, knobs, sched)| {
             // Up to two warps a block, the last one often partial.
             let block_dim = 1 + dim.index(2 * width as usize) as u32;
             let n = (blocks * block_dim) as usize;
@@ -301,7 +343,7 @@ fn case() -> impl Strategy<Value = Case> {
                 n,
             );
             (
-                Just((width, blocks, block_dim, barriers, global_latency, sms, one_block_per_sm)),
+                Just((width, blocks, block_dim, barriers, global_latency, knobs, sched)),
                 proptest::collection::vec(vals, 6),
                 proptest::collection::vec(proptest::collection::vec(any::<bool>(), n), 3),
                 proptest::collection::vec(1u32..=4, n),
@@ -311,7 +353,15 @@ fn case() -> impl Strategy<Value = Case> {
         })
         .prop_map(
             |(
-                (width, blocks, block_dim, barriers, global_latency, sms, one_block_per_sm),
+                (
+                    width,
+                    blocks,
+                    block_dim,
+                    barriers,
+                    global_latency,
+                    (sms, one_block_per_sm, alu_latency, branch_latency),
+                    (schedulers, gto),
+                ),
                 regs,
                 preds,
                 trips,
@@ -323,6 +373,10 @@ fn case() -> impl Strategy<Value = Case> {
                 block_dim,
                 barriers,
                 global_latency,
+                alu_latency,
+                branch_latency,
+                schedulers,
+                gto,
                 sms,
                 one_block_per_sm,
                 regs,
@@ -375,6 +429,8 @@ fn op_text(o: &Op) -> String {
         Op::MufuRcp { d, a } => format!("MUFU.RCP R{d}, R{a}"),
         Op::Ldg { d } => format!("LDG.E R{d}, [R{LOAD_ADDR}]"),
         Op::Stg { s } => format!("STG.E [R{STORE_ADDR}], R{s}"),
+        Op::Lds { d } => format!("LDS R{d}, [R{SHARED_ADDR}]"),
+        Op::Sts { s } => format!("STS [R{SHARED_ADDR}], R{s}"),
     }
 }
 
@@ -382,6 +438,11 @@ struct Emitter {
     out: String,
     labels: u32,
     barriers: bool,
+    /// Barriers of the enclosing constructs, outermost first.
+    open: Vec<u32>,
+    /// Enclosing loops: their exit label and how many barriers were open
+    /// inside them (their own included).
+    loops: Vec<(String, usize)>,
 }
 
 impl Emitter {
@@ -400,7 +461,16 @@ impl Emitter {
         self.line(&format!("{g} BRA {to}"));
     }
 
-    fn block(&mut self, stmts: &[Stmt], depth: u32) {
+    /// Emits `stmts`; constructs here take barrier `base`, their arms the
+    /// ones above it. Returns one past the highest barrier used.
+    ///
+    /// The engine's `BSSY` re-arms a barrier outright, so constructs that
+    /// can be live at once must not share one: under `its` the two arms of
+    /// an if/else run interleaved, so they get disjoint barriers, while
+    /// statements of one block run one after the other (each construct
+    /// has converged at its BSYNC before the next starts) and reuse them.
+    fn block(&mut self, stmts: &[Stmt], base: u32) -> u32 {
+        let mut end = base;
         for s in stmts {
             match s {
                 Stmt::Op(g, o) => self.line(&format!("{}{}", guard_text(*g), op_text(o))),
@@ -410,50 +480,72 @@ impl Emitter {
                 }
                 Stmt::IfElse { p, neg, then, els } => {
                     let (e, j) = (self.label("else"), self.label("join"));
-                    self.open(depth, &j);
+                    self.open(base, &j);
                     self.skip_unless(*p, *neg, &e);
-                    self.block(then, depth + 1);
+                    let then_end = self.block(then, base + 1);
                     self.line(&format!("BRA {j}"));
                     self.line(&format!("{e}:"));
-                    self.block(els, depth + 1);
+                    let else_end = self.block(els, then_end);
                     self.line(&format!("{j}:"));
-                    self.close(depth);
+                    self.close(base);
+                    end = end.max(else_end);
                 }
                 Stmt::IfThen { p, neg, then } => {
                     let j = self.label("skip");
-                    self.open(depth, &j);
+                    self.open(base, &j);
                     self.skip_unless(*p, *neg, &j);
-                    self.block(then, depth + 1);
+                    end = end.max(self.block(then, base + 1));
                     self.line(&format!("{j}:"));
-                    self.close(depth);
+                    self.close(base);
                 }
-                Stmt::Loop(body) => {
+                Stmt::Loop { counter, body } => {
                     let (l, j) = (self.label("loop"), self.label("done"));
-                    self.line(&format!("MOV R{COUNTER}, RZ"));
-                    self.open(depth, &j);
+                    self.line(&format!("MOV R{counter}, RZ"));
+                    self.open(base, &j);
                     self.line(&format!("{l}:"));
-                    self.block(body, depth + 1);
-                    self.line(&format!("IADD3 R{COUNTER}, R{COUNTER}, 1, RZ"));
+                    self.loops.push((j.clone(), self.open.len()));
+                    end = end.max(self.block(body, base + 1));
+                    self.loops.pop();
+                    self.line(&format!("IADD3 R{counter}, R{counter}, 1, RZ"));
                     self.line(&format!(
-                        "ISETP.LT.AND P{LOOP_PRED}, PT, R{COUNTER}, R{TRIP}, PT"
+                        "ISETP.LT.AND P{LOOP_PRED}, PT, R{counter}, R{TRIP}, PT"
                     ));
                     self.line(&format!("@P{LOOP_PRED} BRA {l}"));
                     self.line(&format!("{j}:"));
-                    self.close(depth);
+                    self.close(base);
+                }
+                Stmt::Break { p, neg } => {
+                    let g = guard_text(Some((*p, *neg)));
+                    let Some((done, height)) = self.loops.last().cloned() else {
+                        continue;
+                    };
+                    // Leave the barriers of the constructs between here and
+                    // the loop; the loop's own barrier waits at `done`.
+                    let inner: Vec<u32> = self.open[height..].to_vec();
+                    for b in inner {
+                        self.line(&format!("{g}BREAK B{b}"));
+                    }
+                    self.line(&format!("{g}BRA {done}"));
                 }
             }
         }
+        end.max(base + u32::from(stmts.iter().any(|s| {
+            matches!(s, Stmt::IfElse { .. } | Stmt::IfThen { .. } | Stmt::Loop { .. })
+        })))
     }
 
-    fn open(&mut self, depth: u32, join: &str) {
+    fn open(&mut self, b: u32, join: &str) {
         if self.barriers {
-            self.line(&format!("BSSY B{depth}, {join}"));
+            assert!(b < 16, "more than 16 convergence barriers");
+            self.line(&format!("BSSY B{b}, {join}"));
+            self.open.push(b);
         }
     }
 
-    fn close(&mut self, depth: u32) {
+    fn close(&mut self, b: u32) {
         if self.barriers {
-            self.line(&format!("BSYNC B{depth}"));
+            self.line(&format!("BSYNC B{b}"));
+            self.open.pop();
         }
     }
 }
@@ -463,8 +555,10 @@ fn program_text(c: &Case) -> String {
         out: String::new(),
         labels: 0,
         barriers: c.barriers,
+        open: Vec::new(),
+        loops: Vec::new(),
     };
-    e.block(&c.program, 0);
+    let _ = e.block(&c.program, 0);
     e.line("EXIT");
     e.out
 }
@@ -480,9 +574,15 @@ fn yaml(c: &Case, convergence: &str) -> String {
     let _ = writeln!(y, "machine:");
     let _ = writeln!(y, "  warp_width: {}", c.width);
     let _ = writeln!(y, "  convergence: {convergence}");
-    let _ = writeln!(y, "  latency: {{global: {}}}", c.global_latency);
+    let _ = writeln!(
+        y,
+        "  latency: {{global: {}, alu: {}, branch: {}}}",
+        c.global_latency, c.alu_latency, c.branch_latency
+    );
     let _ = writeln!(y, "  max_cycles: 1000000");
     let _ = writeln!(y, "  sms: {}", c.sms);
+    let _ = writeln!(y, "  schedulers: {}", c.schedulers);
+    let _ = writeln!(y, "  policy: {}", if c.gto { "gto" } else { "lrr" });
     if c.one_block_per_sm {
         let _ = writeln!(y, "  max_blocks_per_sm: 1");
     }
@@ -501,6 +601,7 @@ fn yaml(c: &Case, convergence: &str) -> String {
     let _ = writeln!(y, "  R{TRIP}: {}", list(&c.trips));
     let _ = writeln!(y, "  R{LOAD_ADDR}: \"data + 4 * tid\"");
     let _ = writeln!(y, "  R{STORE_ADDR}: \"out + 4 * tid\"");
+    let _ = writeln!(y, "  R{SHARED_ADDR}: \"4 * (tid % ntid)\"");
     for (i, vals) in c.preds.iter().enumerate() {
         let bits: Vec<u8> = vals.iter().map(|&b| u8::from(b)).collect();
         let _ = writeln!(y, "  P{i}: {}", list(&bits));
@@ -523,10 +624,7 @@ fn run(sc: &Scenario) -> Result<Machine, TestCaseError> {
     m.set_hazard_checks(true);
     m.set_keep_final_states(true);
     m.run().map_err(|e| {
-        TestCaseError::fail(format!(
-            "run stopped: {e}\nprogram:\n{}",
-            sc.program_text
-        ))
+        TestCaseError::fail(format!("run stopped: {e}\nscenario:\n{}", sc.source))
     })?;
     prop_assert!(m.finished());
     Ok(m)
@@ -540,6 +638,8 @@ struct Thread {
     r: [Option<u32>; 16],
     p: [bool; 7],
     out: Option<u32>,
+    /// The thread's word of shared memory.
+    shared: Option<u32>,
     exited: bool,
 }
 
@@ -622,43 +722,48 @@ impl Thread {
             Op::MufuRcp { d, .. } => self.r[d as usize] = None,
             Op::Ldg { d } => self.r[d as usize] = Some(data),
             Op::Stg { s } => self.out = r(self, s),
+            Op::Lds { d } => self.r[d as usize] = self.shared,
+            Op::Sts { s } => self.shared = r(self, s),
         }
     }
 
-    fn run(&mut self, stmts: &[Stmt], data: u32) {
+    /// Runs `stmts`; true when a `Break` left the innermost loop.
+    fn run(&mut self, stmts: &[Stmt], data: u32) -> bool {
+        let on = |t: &Thread, p: u8, neg: bool| t.p[p as usize] != neg;
         for s in stmts {
             if self.exited {
-                return;
+                return false;
             }
             match s {
                 Stmt::Op(g, o) => {
-                    if g.is_none_or(|(p, neg)| self.p[p as usize] != neg) {
+                    if g.is_none_or(|(p, neg)| on(self, p, neg)) {
                         self.op(o, data);
                     }
                 }
-                Stmt::Exit { p, neg } => {
-                    if self.p[*p as usize] != *neg {
-                        self.exited = true;
+                Stmt::Exit { p, neg } => self.exited = on(self, *p, *neg),
+                Stmt::Break { p, neg } => {
+                    if on(self, *p, *neg) {
+                        return true;
                     }
                 }
                 Stmt::IfElse { p, neg, then, els } => {
-                    if self.p[*p as usize] != *neg {
-                        self.run(then, data);
-                    } else {
-                        self.run(els, data);
+                    let taken = if on(self, *p, *neg) { then } else { els };
+                    if self.run(taken, data) {
+                        return true;
                     }
                 }
                 Stmt::IfThen { p, neg, then } => {
-                    if self.p[*p as usize] != *neg {
-                        self.run(then, data);
+                    if on(self, *p, *neg) && self.run(then, data) {
+                        return true;
                     }
                 }
-                Stmt::Loop(body) => {
-                    self.r[COUNTER as usize] = Some(0);
-                    loop {
-                        self.run(body, data);
-                        let n = self.r[COUNTER as usize].unwrap_or(0).wrapping_add(1);
-                        self.r[COUNTER as usize] = Some(n);
+                Stmt::Loop { counter, body } => {
+                    let c = *counter as usize;
+                    self.r[c] = Some(0);
+                    // A break jumps past the increment and the compare.
+                    while !self.run(body, data) {
+                        let n = self.r[c].unwrap_or(0).wrapping_add(1);
+                        self.r[c] = Some(n);
                         let trip = self.r[TRIP as usize].unwrap_or(0);
                         self.p[LOOP_PRED as usize] = (n as i32) < (trip as i32);
                         if !self.p[LOOP_PRED as usize] {
@@ -668,6 +773,7 @@ impl Thread {
                 }
             }
         }
+        false
     }
 }
 
@@ -680,6 +786,7 @@ fn oracle(c: &Case) -> Vec<Thread> {
                 r: [Some(0); 16],
                 p: [false; 7],
                 out: Some(0),
+                shared: Some(0),
                 exited: false,
             };
             for (i, vals) in c.regs.iter().enumerate() {
@@ -688,6 +795,7 @@ fn oracle(c: &Case) -> Vec<Thread> {
             th.r[TRIP as usize] = Some(c.trips[t]);
             th.r[LOAD_ADDR as usize] = None;
             th.r[STORE_ADDR as usize] = None;
+            th.r[SHARED_ADDR as usize] = None;
             for (i, vals) in c.preds.iter().enumerate() {
                 th.p[i] = vals[t];
             }
@@ -983,6 +1091,10 @@ fn oracle_agrees_with_a_hand_worked_program() {
         block_dim: 4,
         barriers: true,
         global_latency: 20,
+        alu_latency: 4,
+        branch_latency: 0,
+        schedulers: 1,
+        gto: false,
         sms: 1,
         one_block_per_sm: false,
         regs: vec![
@@ -997,15 +1109,18 @@ fn oracle_agrees_with_a_hand_worked_program() {
         trips: vec![1, 2, 3, 4],
         data: vec![10, 11, 12, 13],
         program: vec![
-            Stmt::Loop(vec![Stmt::Op(
-                None,
-                Op::Iadd3 {
-                    d: 2,
-                    a: 2,
-                    b: Src::R(1),
-                    c: 6,
-                },
-            )]),
+            Stmt::Loop {
+                counter: COUNTER,
+                body: vec![Stmt::Op(
+                    None,
+                    Op::Iadd3 {
+                        d: 2,
+                        a: 2,
+                        b: Src::R(1),
+                        c: 6,
+                    },
+                )],
+            },
             Stmt::Op(
                 None,
                 Op::Isetp {
@@ -1257,9 +1372,15 @@ fn generator_reaches_the_interesting_cases() {
                 "divergent loop",
                 text.contains("loop") && t.divergent_branches > 0 && c.trips.iter().any(|&x| x != c.trips[0]),
             );
+            bump("loop in a loop", text.contains("MOV R11, RZ"));
+            bump("break", text.contains("BRA done"));
+            bump("BREAK", text.contains("BREAK"));
             bump("guarded EXIT", text.lines().any(|l| l.trim_start().starts_with('@') && l.ends_with("EXIT")));
             bump("load", m.memory_counters().global_requests > 0);
             bump("store", text.contains("STG"));
+            bump("shared", m.memory_counters().shared_requests > 0);
+            bump("branch_resolving", t.stalls.get(Reason::BranchResolving) > 0);
+            bump("dispatch_stall", t.stalls.get(Reason::DispatchStall) > 0);
             bump("long scoreboard", t.stalls.get(Reason::LongScoreboard) > 0);
             bump("short scoreboard", t.stalls.get(Reason::ShortScoreboard) > 0);
             bump("parked lanes", t.lane_slots.divergence > 0);
@@ -1274,9 +1395,15 @@ fn generator_reaches_the_interesting_cases() {
         "loop",
         "divergent loop",
         "its split inside BSSY/BSYNC",
+        "loop in a loop",
+        "break",
+        "BREAK",
         "guarded EXIT",
         "load",
         "store",
+        "shared",
+        "branch_resolving",
+        "dispatch_stall",
         "long scoreboard",
         "short scoreboard",
         "parked lanes",
