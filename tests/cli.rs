@@ -1141,7 +1141,12 @@ program: |
 fn a_deadlocked_run_stops_with_exit_1() {
     let d = scratch("deadlock");
     let p = write(&d, "crossed.yaml", CROSSED);
-    let o = warpstep(&["run".as_ref(), p.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    let o = warpstep(&[
+        "run".as_ref(),
+        p.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r = json(&o);
     let err = r["error"].as_str().unwrap_or("");
