@@ -1167,3 +1167,46 @@ fn deadlock_message_names_the_file_line_of_a_waiting_bsync() {
         "{stopped}"
     );
 }
+
+#[test]
+fn machine_overrides_rerun_the_scenario() {
+    // divergent-loop at 8 lanes: 128 threads make 16 warps, and every
+    // warp still holds trip counts 1..8 (tid % 8 + 1), so each runs 8
+    // trips: 5 setup + 8 x 4 + 3 tail = 40 issues, 640 in all. Lane-work
+    // is unchanged: per warp 8 x 8 (setup, tail) + 3 x 36 (body, 9 - k
+    // lanes in trip k) + 28 (BRA, 8 - k lanes go on) = 200; x 16 = 3200.
+    let r = json(&warpstep(&[
+        "run",
+        "divergent-loop",
+        "--warp-width",
+        "8",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(u(&r, "warp_width"), 8);
+    assert_eq!(u(&r, "warps_launched"), 16);
+    assert_eq!(u(&r, "issued"), 640);
+    assert_eq!(u(&r, "thread_inst_executed_pred_on"), 3200);
+    // sum A adds the BRA's 36 active lanes a warp: (64 + 4 x 36) x 16.
+    assert_eq!(u(&r, "thread_inst_executed"), 3328);
+    assert_eq!(f(&r, "simd_efficiency"), 3200.0 / (640.0 * 8.0));
+}
+
+#[test]
+fn bad_overrides_exit_2() {
+    let o = warpstep(&["run", "divergent-loop", "--convergence", "foo"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("`foo` is not one of stack, its"),
+        "{}",
+        stderr(&o)
+    );
+    let o = warpstep(&["run", "divergent-loop", "--warp-width", "65"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("`machine.warp_width` is 65, out of range"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+}
