@@ -449,9 +449,9 @@ fn convergence_stack_and_its_side_by_side() {
     // `its` the paths hide each other's latency, so the cycle counts
     // differ (model.md: about T_A + T_B against max(T_A, T_B)).
     let o = warpstep(&["run", "latency-split-stack", "--convergence", "stack,its"]);
-    // The scenario's expectations are the stack's: the `its` column fails
-    // some, and the worst variant decides the exit status.
-    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    // The scenario's expectations describe its own machine (the stack):
+    // they are checked for that column only, and hold.
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let t = stdout(&o);
     let header = t
         .lines()
@@ -487,9 +487,9 @@ fn convergence_stack_and_its_side_by_side() {
         "its hides one path's load latency behind the other's"
     );
     // The same instructions issue either way: only their timing differs
-    // (the program has a BSSY/BSYNC pair, which `its` issues once per
-    // group: two more issues than the stack, not fewer).
-    assert!(u(&list[1], "issued") >= u(&list[0], "issued"));
+    // (the groups arrive at BSYNC without issuing it; the merged warp
+    // issues it once, as the stack does).
+    assert_eq!(u(&list[1], "issued"), u(&list[0], "issued"));
     // A differing row is marked, an equal one is not.
     assert!(t.lines().any(|l| l.starts_with("* cycles")), "{t}");
     assert!(
@@ -1054,7 +1054,6 @@ fn malformed_scenarios_exit_2_with_file_line_column_and_the_culprit() {
 /// "unknown key `loop`" with the hint "keys are lowercase, with `_`
 /// between words", which points away from the cause.
 #[test]
-#[ignore = "CLI bug: a column-0 label in `program: |` gets a misleading hint (keys are lowercase...)"]
 fn label_at_column_0_hint_explains_the_block_ended() {
     let d = scratch("label-col0");
     let p = write(
@@ -1073,7 +1072,6 @@ fn label_at_column_0_hint_explains_the_block_ended() {
 /// Assembler hints that name a line use program lines, while every
 /// position around them is a file line.
 #[test]
-#[ignore = "CLI bug: `label defined twice` hint gives the program line (1), not the file line (3)"]
 fn duplicate_label_hint_names_the_file_line() {
     let d = scratch("dup-label");
     // `a:` first on file line 3 (program line 1), again on file line 5.
@@ -1084,7 +1082,8 @@ fn duplicate_label_hint_names_the_file_line() {
     );
     let err = stderr(&warpstep(&["check".as_ref(), p.as_os_str()]));
     assert!(err.contains("d.yaml:5:3"), "{err}");
-    assert!(err.contains("first defined on line 3"), "{err}");
+    // File line 3, two lines above: the hint counts back.
+    assert!(err.contains("first defined 2 lines above"), "{err}");
 }
 
 /// `warpstep run X --format json | head -1` is how scripts peek at a
@@ -1092,7 +1091,6 @@ fn duplicate_label_hint_names_the_file_line() {
 /// color-eyre prints a crash report to stderr.
 #[cfg(unix)]
 #[test]
-#[ignore = "CLI bug: writing the report to a closed pipe panics (`failed printing to stdout: Broken pipe`)"]
 fn closed_stdout_pipe_is_not_a_crash() {
     // 512 warps: a report of about 290 KB, far more than a pipe holds, so
     // once `head` has its 100 bytes and exits, a later write must fail. A
@@ -1117,9 +1115,9 @@ fn closed_stdout_pipe_is_not_a_crash() {
 }
 
 /// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
-/// for lanes 0..3. BSSY 0, BSSY 1, BRA 2 (splits, taken side first),
-/// BSYNC B1 3 (blocks), BSYNC B0 4 (blocks): deadlock at cycle 4. The
-/// BSYNCs are on file lines 11 and 14.
+/// for lanes 0..3. BSSY 0, BSSY 1, BRA 2 (splits); both groups arrive at
+/// their BSYNCs without issuing them: deadlock at cycle 2. The BSYNCs are
+/// on file lines 11 and 14.
 const CROSSED: &str = "name: crossed barriers
 machine: {warp_width: 8, convergence: its}
 launch: {threads: 8}
@@ -1150,12 +1148,11 @@ fn a_deadlocked_run_stops_with_exit_1() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let r = json(&o);
     let err = r["error"].as_str().unwrap_or("");
-    assert!(err.contains("deadlock at cycle 4"), "{err}");
-    assert_eq!(u(&r, "issued"), 5);
+    assert!(err.contains("deadlock at cycle 2"), "{err}");
+    assert_eq!(u(&r, "issued"), 3);
 }
 
 #[test]
-#[ignore = "engine bug: the deadlock message gives a program-relative line (5), not the file line of a waiting BSYNC (11 or 14)"]
 fn deadlock_message_names_the_file_line_of_a_waiting_bsync() {
     let d = scratch("deadlock-line");
     let p = write(&d, "crossed.yaml", CROSSED);

@@ -1018,8 +1018,13 @@ fn check_counters(m: &Machine, c: &Case) -> Result<(), TestCaseError> {
     // sum P <= sum A <= W * I, in total and per warp.
     prop_assert!(t.thread_inst_executed_pred_on <= t.thread_inst_executed);
     prop_assert!(t.thread_inst_executed <= w * t.issued);
-    // The lane slots of issued instructions are split five ways, W * I in all.
-    let ls = t.lane_slots;
+    // The lane slots of issued instructions are split five ways, W * I in
+    // all. Active, exited and never-launched lanes are counted separately
+    // and must not overlap: together at most W * I.
+    prop_assert!(
+        t.thread_inst_executed + t.exited_slots + t.never_launched_slots <= w * t.issued
+    );
+    let ls = t.lane_slots(c.width);
     prop_assert_eq!(
         ls.predicated_on + ls.predicated_off + ls.divergence + ls.exited + ls.never_launched,
         w * t.issued
@@ -1602,7 +1607,7 @@ fn generator_reaches_the_interesting_cases() {
                 "short scoreboard",
                 t.stalls.get(Reason::ShortScoreboard) > 0,
             );
-            bump("parked lanes", t.lane_slots.divergence > 0);
+            bump("parked lanes", t.lane_slots(c.width).divergence > 0);
             bump("over 40 instructions", m.code().len() > 40);
         }
     }

@@ -75,7 +75,12 @@ pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
                     len: l.len,
                     message: format!("label `{}` is defined twice", l.value),
                     expected: Some("a label name not used before".into()),
-                    hint: Some(format!("it was first defined on line {}", prev.line)),
+                    // Relative, so it reads right in program and file lines.
+                    hint: Some(match line_no - prev.line {
+                        0 => "it is already defined earlier on this line".to_string(),
+                        1 => "it was first defined on the line above".to_string(),
+                        n => format!("it was first defined {n} lines above"),
+                    }),
                 });
             }
             labels.insert(l.value.clone(), target);

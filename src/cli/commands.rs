@@ -11,6 +11,28 @@ use crate::engine::Machine;
 use crate::report::{Report, compare, text};
 use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
 
+/// Writes to standard output. When the reader went away (`| head`), the
+/// command ends quietly with the shell's status for a broken pipe.
+fn write_out(text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
+macro_rules! out {
+    ($($t:tt)*) => { write_out(&format!($($t)*)) };
+}
+
+macro_rules! outln {
+    ($($t:tt)*) => { write_out(&format!("{}\n", format_args!($($t)*))) };
+}
+
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
@@ -200,7 +222,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
         .max()
         .unwrap_or(0);
     match (format, reports.len()) {
-        (Format::Json, 1) => println!("{}", pretty(&reports[0].1.to_value())),
+        (Format::Json, 1) => outln!("{}", pretty(&reports[0].1.to_value())),
         (Format::Json, _) => {
             let list: Vec<serde_json::Value> = reports
                 .iter()
@@ -212,10 +234,10 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
                     v
                 })
                 .collect();
-            println!("{}", pretty(&serde_json::Value::Array(list)));
+            outln!("{}", pretty(&serde_json::Value::Array(list)));
         }
-        (Format::Text, 1) => print!("{}", text::render(&reports[0].1)),
-        (Format::Text, _) => print!("{}", compare::render(&reports)),
+        (Format::Text, 1) => out!("{}", text::render(&reports[0].1)),
+        (Format::Text, _) => out!("{}", compare::render(&reports)),
     }
     code
 }
@@ -236,9 +258,9 @@ fn check(args: &[String], controls: bool) -> i32 {
             code = 2;
             continue;
         }
-        println!("ok  {}  ({})", text::sanitize(&sc.name), sc.origin);
+        outln!("ok  {}  ({})", text::sanitize(&sc.name), sc.origin);
         if controls {
-            print!("{}", listing(&sc));
+            out!("{}", listing(&sc));
         }
     }
     code
@@ -303,14 +325,14 @@ fn test(paths: &[String]) -> i32 {
         let sc = match builtin::resolve(t) {
             Ok(s) => s,
             Err(e) => {
-                println!("FAIL {t}: does not load");
+                outln!("FAIL {t}: does not load");
                 eprintln!("{e}");
                 failed += 1;
                 continue;
             }
         };
         if sc.expect.is_empty() {
-            println!("--   {t}: no expect: block");
+            outln!("--   {t}: no expect: block");
             continue;
         }
         let name = text::sanitize(&sc.name);
@@ -333,20 +355,20 @@ fn test(paths: &[String]) -> i32 {
                     problems.push(format!("{} lanes faulted", r.faults_total));
                 }
                 if problems.is_empty() {
-                    println!("ok   {t}  ({name})");
+                    outln!("ok   {t}  ({name})");
                     passed += 1;
                 } else {
-                    println!("FAIL {t}  ({name}): {}", problems.join("; "));
+                    outln!("FAIL {t}  ({name}): {}", problems.join("; "));
                     failed += 1;
                 }
             }
             Err(e) => {
-                println!("FAIL {t}: {e}");
+                outln!("FAIL {t}: {e}");
                 failed += 1;
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     if failed > 0 { 1 } else { 0 }
 }
 
@@ -360,6 +382,6 @@ fn list() {
                     .map(|n| n.trim().trim_matches('"').to_string())
             })
             .unwrap_or_default();
-        println!("{name:<width$}  {}", text::sanitize(&title));
+        outln!("{name:<width$}  {}", text::sanitize(&title));
     }
 }

@@ -1223,13 +1223,22 @@ impl State {
                     bar_arrived = true;
                 }
                 if live != 0 && its.groups.is_empty() && at_bar == 0 {
+                    // Name the file lines where the lanes wait.
+                    let mut lines: Vec<u32> = convergence::its::lanes(live)
+                        .filter_map(|l| code.get(its.pc[l] as usize))
+                        .map(|d| sc.program_line + d.instr.line - 1)
+                        .collect();
+                    lines.sort_unstable();
+                    lines.dedup();
+                    let at: Vec<String> = lines.iter().map(|l| format!("line {l}")).collect();
                     self.error = Some(RunError::Deadlock {
                         cycle: t,
                         detail: format!(
-                            "every lane of warp {} waits at a convergence barrier (line {}) that no \
+                            "every lane of warp {} waits at a convergence barrier ({}) that no \
                              other lane can release; check that each BSSY's lanes all reach its \
                              BSYNC or leave with BREAK",
-                            w.gid, ins.line
+                            w.gid,
+                            at.join(", ")
                         ),
                     });
                 }
@@ -1427,12 +1436,11 @@ impl State {
         let mut waiting = Vec::new();
         for w in self.resident() {
             if let Status::Blocked { reason, pc, .. } = w.status {
-                waiting.push(format!(
-                    "warp {} at line {} ({})",
-                    w.gid,
-                    sh.code.get(pc as usize).map_or(0, |d| d.instr.line),
-                    reason.name()
-                ));
+                let line = sh
+                    .code
+                    .get(pc as usize)
+                    .map_or(0, |d| sh.scenario.program_line + d.instr.line - 1);
+                waiting.push(format!("warp {} at line {line} ({})", w.gid, reason.name()));
             }
         }
         if waiting.is_empty() {
