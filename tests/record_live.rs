@@ -150,7 +150,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
     s.keys(&["x"]);
     let stopped = s.wait_for("the run stopped", |scr| scr.contains("stopped at cycle"));
     let at = status_cycle(&stopped).expect("a cycle");
-    assert!(at > 20 && at < 540, "{stopped}");
+    assert!((20..540).contains(&at), "{stopped}");
     s.keys(&["q"]);
     let done = s.wait_for("the shell", |scr| scr.contains("DONE rc="));
     assert!(done.contains("DONE rc=0"), "{done}");

@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
-use ratatui::layout::{Constraint, Layout};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::cast::{Event, EventKind};
-use crate::tui::app::MessageKind;
+use crate::tui::app::{MIN_HEIGHT, MessageKind};
 use crate::tui::{App, IDLE_POLL, keys};
 
 /// Where playback is.
@@ -74,11 +74,6 @@ impl Player {
 
     pub fn mode(&self) -> Mode {
         self.mode
-    }
-
-    /// Events not played yet.
-    pub fn left(&self) -> usize {
-        self.events.len() - self.next
     }
 
     /// Plays every event now, with no clock: what the viewer would see at
@@ -255,7 +250,8 @@ impl Player {
         true
     }
 
-    /// The bar under the stepper while the recording plays.
+    /// The bar under the stepper while the recording plays: state, pace,
+    /// keys, then the last marker (cut first when the row is short).
     fn bar(&self, now: Instant, ascii: bool) -> String {
         let state = match (self.mode, ascii) {
             (Mode::Paused, false) => "⏸ paused",
@@ -264,23 +260,20 @@ impl Player {
             (_, true) => "> replay",
         };
         let sep = if ascii { "|" } else { "│" };
+        let space = if self.mode == Mode::Paused {
+            "Space play"
+        } else {
+            "Space pause"
+        };
         let mut s = format!(
-            " {state} {}x {sep} {:.0}s of {:.0}s",
+            " {state} {}x {:.0}s/{:.0}s {sep} {space}  ] next marker  other keys take over  q quit ",
             self.speed,
             self.position(now).min(self.duration),
             self.duration
         );
         if let Some(m) = &self.marker {
-            s.push_str(&format!(" {sep} {}", crate::tui::theme::clean(m)));
+            s.push_str(&format!("{sep} {} ", crate::tui::theme::clean(m)));
         }
-        let pause = if self.mode == Mode::Paused {
-            "Space plays"
-        } else {
-            "Space pauses"
-        };
-        s.push_str(&format!(
-            " {sep} {pause}, ] next marker, other keys take over, q quits "
-        ));
         if ascii {
             s.chars().filter(char::is_ascii).collect()
         } else {
@@ -320,16 +313,24 @@ pub fn run<W: Write>(
         };
         if dirty || bar != last_bar {
             terminal.draw(|f| {
+                let area = f.area();
                 if bar.is_empty() {
                     app.draw(f);
-                } else {
-                    let [main, line] =
-                        Layout::vertical([Constraint::Fill(1), Constraint::Length(1)])
-                            .areas(f.area());
-                    app.draw_in(f, main);
-                    let style = Style::default().add_modifier(Modifier::REVERSED);
-                    f.render_widget(Paragraph::new(Line::from(bar.as_str())).style(style), line);
+                    return;
                 }
+                // A row of its own below the stepper when the stepper keeps
+                // its minimum height; over its top border otherwise.
+                let line = if area.height > MIN_HEIGHT {
+                    let [main, line] =
+                        Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+                    app.draw_in(f, main);
+                    line
+                } else {
+                    app.draw(f);
+                    Rect { height: 1, ..area }
+                };
+                let style = Style::default().add_modifier(Modifier::REVERSED);
+                f.render_widget(Paragraph::new(Line::from(bar.as_str())).style(style), line);
             })?;
             dirty = false;
             last_bar = bar;

@@ -8,6 +8,11 @@
 //! the run's tick interval while a run animates, and restores the terminal
 //! on every way out (quit, Ctrl-C, a panic, SIGTERM, SIGHUP).
 //!
+//! [`with_terminal`] takes the terminal over and gives it back; the
+//! [`event_loop`] draws through any writer and tells a [`Tap`] about every
+//! key, resize and frame, which is how `record` tees the session into a
+//! cast without a loop of its own.
+//!
 //! Headless frontends (recordings, tests) drive the same `App` with
 //! [`keys::parse_keys`] and draw with [`render_to_buffer`]; with
 //! [`Options::animate`] off, a run key completes within its key press, so a
