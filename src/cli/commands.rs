@@ -54,9 +54,12 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
             size,
             ascii,
         }) => crate::record::record_command(&scenario, &output, keys.as_deref(), &size, ascii),
-        Some(Command::Replay { file, speed, ascii }) => {
-            crate::record::replay_command(&file, speed, ascii)
-        }
+        Some(Command::Replay {
+            file,
+            speed,
+            ascii,
+            paused,
+        }) => crate::record::replay_command(&file, speed, ascii, paused),
         Some(Command::List) => {
             list();
             Ok(0)

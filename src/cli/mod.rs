@@ -110,17 +110,21 @@ pub enum Command {
         /// Output file (`.cast`).
         #[arg(short, long)]
         output: String,
-        /// Keys to play instead of reading the keyboard, e.g. "10n p c q".
+        /// Keys to play instead of reading the keyboard, e.g. "10n p c q"
+        /// (no terminal needed; one key every 0.5 s in the cast).
         #[arg(long)]
         keys: Option<String>,
-        /// Terminal size for `--keys`, COLSxROWS.
+        /// Terminal size for `--keys`, COLSxROWS (an interactive recording
+        /// uses the terminal's).
         #[arg(long, default_value = "100x30")]
         size: String,
         /// Draw with ASCII only.
         #[arg(long)]
         ascii: bool,
     },
-    /// Replay a recorded session; any key takes over.
+    /// Replay a recorded session in a live stepper at this terminal's size:
+    /// Space pauses, `]` plays to the next marker, q quits, any other key
+    /// takes over.
     Replay {
         /// The `.cast` file.
         file: String,
@@ -130,6 +134,9 @@ pub enum Command {
         /// Draw with ASCII only.
         #[arg(long)]
         ascii: bool,
+        /// Start paused on the first frame (Space plays).
+        #[arg(long)]
+        paused: bool,
     },
     /// List the built-in scenarios.
     List,

@@ -504,7 +504,7 @@ impl App {
     /// fast chunk), stopping exactly at the goal. Ticking only changes how
     /// soon a run gets there, never where it stops.
     pub fn tick(&mut self) {
-        let Some(mut run) = self.run else {
+        let Some(run) = self.run else {
             return;
         };
         let budget = if run.fast {
@@ -512,7 +512,17 @@ impl App {
         } else {
             SPEEDS[self.speed].1
         };
-        for _ in 0..budget {
+        self.advance_run(budget);
+    }
+
+    /// Advances a run by at most `cycles` cycles, stopping exactly at the
+    /// goal: a tick with an explicit budget. A replay uses it to bring a
+    /// run to the cycle a recorded frame showed, whatever its own pace.
+    pub fn advance_run(&mut self, cycles: u64) {
+        let Some(mut run) = self.run else {
+            return;
+        };
+        for _ in 0..cycles {
             if !self.timeline.step() {
                 self.run = None;
                 self.say_end();
@@ -542,7 +552,12 @@ impl App {
 
     /// Draws the whole screen into the frame.
     pub fn draw(&self, frame: &mut Frame) {
-        let area = frame.area();
+        self.draw_in(frame, frame.area());
+    }
+
+    /// Draws the screen into part of the frame (a replay keeps the last
+    /// row for its own bar).
+    pub fn draw_in(&self, frame: &mut Frame, area: Rect) {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             panes::too_small::render(frame, area, self);
         } else {
@@ -557,7 +572,9 @@ impl App {
             self.draw_overlay(frame, main);
         }
         if self.theme.ascii {
-            for cell in frame.buffer_mut().content.iter_mut() {
+            let buf = frame.buffer_mut();
+            for pos in area.positions() {
+                let cell = &mut buf[pos];
                 let folded = super::theme::ascii_fold(cell.symbol());
                 if folded != cell.symbol() {
                     let folded = folded.to_string();
@@ -644,7 +661,8 @@ impl App {
 
     // ---- actions ------------------------------------------------------------
 
-    fn say(&mut self, kind: MessageKind, text: String) {
+    /// Shows a message in the status line until the next key.
+    pub fn say(&mut self, kind: MessageKind, text: String) {
         self.message = Some(Message { kind, text });
     }
 

@@ -8,6 +8,11 @@
 //! the run's tick interval while a run animates, and restores the terminal
 //! on every way out (quit, Ctrl-C, a panic, SIGTERM, SIGHUP).
 //!
+//! [`with_terminal`] takes the terminal over and gives it back; the
+//! [`event_loop`] draws through any writer and tells a [`Tap`] about every
+//! key, resize and frame, which is how `record` tees the session into a
+//! cast without a loop of its own.
+//!
 //! Headless frontends (recordings, tests) drive the same `App` with
 //! [`keys::parse_keys`] and draw with [`render_to_buffer`]; with
 //! [`Options::animate`] off, a run key completes within its key press, so a
@@ -19,15 +24,16 @@ pub mod panes;
 pub mod theme;
 pub mod timeline;
 
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use color_eyre::eyre::WrapErr;
 use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use ratatui::backend::{CrosstermBackend, TestBackend};
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event, KeyEvent};
 
 pub use app::{App, Options};
 
@@ -36,7 +42,7 @@ use crate::cli::TuiArgs;
 use crate::scenario::Scenario;
 
 /// How often the loop looks at the signal flags while idle.
-const IDLE_POLL: Duration = Duration::from_millis(250);
+pub const IDLE_POLL: Duration = Duration::from_millis(250);
 
 /// Opens the stepper on the scenario the arguments name. A scenario that
 /// does not load prints its error and returns exit code 2 before the
@@ -63,7 +69,40 @@ pub fn run_interactive(args: &TuiArgs) -> color_eyre::Result<i32> {
             return Ok(2);
         }
     };
+    with_terminal(std::io::stdout(), |terminal, stop| {
+        event_loop(terminal, &mut app, stop, &mut NoTap)
+    })?;
+    Ok(0)
+}
 
+/// What a frontend watching an interactive session (a recording) is told:
+/// every key press as it arrives, every resize, and every frame after it
+/// was drawn, in that order.
+pub trait Tap {
+    fn key(&mut self, _key: &KeyEvent) -> io::Result<()> {
+        Ok(())
+    }
+    fn resize(&mut self, _width: u16, _height: u16) -> io::Result<()> {
+        Ok(())
+    }
+    fn frame(&mut self, _app: &App) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A session nobody watches.
+pub struct NoTap;
+
+impl Tap for NoTap {}
+
+/// Takes over the terminal (raw mode, the alternate screen, a panic hook
+/// and SIGTERM/SIGHUP/SIGINT flags), runs `body` with a terminal that
+/// draws through `out` (stdout, or a writer that also keeps a copy), and
+/// restores the terminal however `body` ends.
+pub fn with_terminal<W: Write, T>(
+    out: W,
+    body: impl FnOnce(&mut Terminal<CrosstermBackend<W>>, &AtomicBool) -> io::Result<T>,
+) -> color_eyre::Result<T> {
     // SIGTERM and SIGHUP set a flag the loop checks; Ctrl-C arrives as a
     // key in raw mode, and SIGINT is caught too for the moments before.
     let stop = Arc::new(AtomicBool::new(false));
@@ -76,28 +115,34 @@ pub fn run_interactive(args: &TuiArgs) -> color_eyre::Result<i32> {
     }
 
     // `try_init` is `init` without the panic on a missing terminal; both
-    // install the panic hook that restores the terminal.
-    let mut terminal = match ratatui::try_init() {
+    // install the panic hook that restores the terminal. Its own terminal
+    // (on stdout) is dropped: we draw through `out`.
+    let needs_terminal =
+        "the stepper needs a terminal; `warpstep run SCENARIO` reports without one";
+    if let Err(e) = ratatui::try_init() {
+        // Undo whatever part of the set-up succeeded.
+        let _ = ratatui::crossterm::terminal::disable_raw_mode();
+        return Err(e).wrap_err(needs_terminal);
+    }
+    let mut terminal = match Terminal::new(CrosstermBackend::new(out)) {
         Ok(t) => t,
         Err(e) => {
-            // Undo whatever part of the set-up succeeded.
-            let _ = ratatui::crossterm::terminal::disable_raw_mode();
-            return Err(e).wrap_err(
-                "the stepper needs a terminal; `warpstep run SCENARIO` reports without one",
-            );
+            ratatui::restore();
+            return Err(e).wrap_err(needs_terminal);
         }
     };
-    let result = event_loop(&mut terminal, &mut app, &stop);
+    let result = body(&mut terminal, &stop);
     ratatui::restore();
-    result?;
-    Ok(0)
+    Ok(result?)
 }
 
-fn event_loop(
-    terminal: &mut ratatui::DefaultTerminal,
+/// The stepper's loop: draw when something changed, read keys, tick runs.
+pub fn event_loop<W: Write>(
+    terminal: &mut Terminal<CrosstermBackend<W>>,
     app: &mut App,
     stop: &AtomicBool,
-) -> std::io::Result<()> {
+    tap: &mut dyn Tap,
+) -> io::Result<()> {
     let mut dirty = true;
     loop {
         if stop.load(Ordering::Relaxed) || app.should_quit() {
@@ -105,6 +150,7 @@ fn event_loop(
         }
         if dirty {
             terminal.draw(|f| app.draw(f))?;
+            tap.frame(app)?;
             dirty = false;
         }
         let timeout = if app.is_running() {
@@ -118,10 +164,16 @@ fn event_loop(
             loop {
                 match event::read()? {
                     Event::Key(k) => {
+                        if keys::is_press(&k) {
+                            tap.key(&k)?;
+                        }
                         app.handle_key(k);
                         dirty = true;
                     }
-                    Event::Resize(..) => dirty = true,
+                    Event::Resize(w, h) => {
+                        tap.resize(w, h)?;
+                        dirty = true;
+                    }
                     _ => {}
                 }
                 if app.should_quit() || !event::poll(Duration::ZERO)? {

@@ -1,0 +1,235 @@
+//! Interactive `warpstep record` in a real terminal (tmux): the cast has the
+//! terminal's size and type, one `i` per key typed, an `r` for a resize, a
+//! marker per cycle shown, and replaying it stops an animated run that a
+//! key interrupted at the cycle the screen showed. A recording killed with
+//! SIGKILL is still a valid cast. Skipped without tmux.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use warpstep::record::cast::{self, EventKind};
+use warpstep::record::replay_headless;
+use warpstep::report::Report;
+use warpstep::tui::keys::parse_keys;
+use warpstep::tui::{App, Options};
+
+const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
+const WAIT: Duration = Duration::from_secs(20);
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: tmux is not installed (CI installs it)");
+    }
+    ok
+}
+
+/// A tmux server of its own running `warpstep record divergent-loop -o
+/// s.cast`, then a line saying how it ended.
+struct Session {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Session {
+    fn start(name: &str) -> Session {
+        let socket = format!("warpstep-reclive-{}-{name}", std::process::id());
+        let dir = std::env::temp_dir().join(&socket);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let script = format!(
+            "#!/bin/sh\ncd '{d}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' \
+             record divergent-loop -o s.cast\necho \"DONE rc=$?\"\nexec sleep 600\n",
+            d = dir.display()
+        );
+        std::fs::write(dir.join("run.sh"), script).expect("script");
+        let s = Session { socket, dir };
+        s.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-s",
+            "main",
+            &format!(
+                "TERM=xterm-256color sh '{}'",
+                s.dir.join("run.sh").display()
+            ),
+        ]);
+        s
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-f", "/dev/null", "-L", &self.socket])
+            .args(args)
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "main"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > WAIT {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn cast(&self) -> String {
+        std::fs::read_to_string(self.dir.join("s.cast")).expect("the cast")
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn status_cycle(screen: &str) -> Option<u64> {
+    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
+    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[test]
+fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Session::start("live");
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    for (key, want) in [("n", 1), ("n", 2), ("Right", 3)] {
+        s.keys(&[key]);
+        s.wait_for(&format!("cycle {want}"), |scr| {
+            status_cycle(scr) == Some(want)
+        });
+    }
+    s.tmux(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
+    s.wait_for("the full layout", |scr| scr.contains("Lane 0 of w0"));
+    // An animated run to the end (60 cycles/s), stopped part way.
+    s.keys(&["e"]);
+    s.wait_for("the run under way", |scr| {
+        status_cycle(scr).is_some_and(|c| c >= 20)
+    });
+    s.keys(&["x"]);
+    let stopped = s.wait_for("the run stopped", |scr| scr.contains("stopped at cycle"));
+    let at = status_cycle(&stopped).expect("a cycle");
+    assert!((20..540).contains(&at), "{stopped}");
+    s.keys(&["q"]);
+    let done = s.wait_for("the shell", |scr| scr.contains("DONE rc="));
+    assert!(done.contains("DONE rc=0"), "{done}");
+
+    let text = s.cast();
+    let h: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (h["width"].as_u64(), h["height"].as_u64()),
+        (Some(100), Some(30))
+    );
+    assert_eq!(h["env"]["TERM"], "xterm-256color");
+    assert_eq!(h["warpstep"]["animate"], true);
+    assert!(h["timestamp"].as_u64().unwrap() > 1_600_000_000);
+    let c = cast::parse("s.cast", &text).expect("a valid cast");
+    let inputs: Vec<usize> = c
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Input(k) => Some(k.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inputs, vec![1; 6], "n n Right e x q");
+    assert!(
+        c.events
+            .iter()
+            .any(|e| e.kind == EventKind::Resize(120, 40))
+    );
+    // A marker for each cycle the run showed: 60 cycles/s is one a tick.
+    let marked: Vec<u64> = c
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Marker { cycle, .. } => *cycle,
+            _ => None,
+        })
+        .collect();
+    let want: Vec<u64> = (1..=at).collect();
+    assert_eq!(marked, want);
+
+    // The replay stops the run where the screen did, with the same numbers
+    // as going to that cycle directly.
+    let replayed = replay_headless("s.cast", &text).expect("replays");
+    assert_eq!(replayed.cycle(), at);
+    assert!(!replayed.is_running());
+    let sc = warpstep::builtin::resolve("divergent-loop").unwrap();
+    let mut direct = App::new(Arc::new(sc), Options::default()).unwrap();
+    for k in parse_keys(&format!("{at}g")).unwrap() {
+        direct.handle_key(k);
+    }
+    assert_eq!(
+        Report::new(replayed.machine()).to_value(),
+        Report::new(direct.machine()).to_value()
+    );
+}
+
+#[test]
+fn a_killed_recording_is_a_valid_cast() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Session::start("killed");
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    s.keys(&["5", "n"]);
+    s.wait_for("cycle 5", |scr| status_cycle(scr) == Some(5));
+    let pid = std::fs::read_to_string(s.dir.join("pid")).expect("pid");
+    let killed = Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    s.wait_for("the shell", |scr| scr.contains("DONE rc="));
+    let text = s.cast();
+    let c = cast::parse("s.cast", &text).expect("valid up to its last event");
+    let replayed = replay_headless("s.cast", &text).expect("replays");
+    assert_eq!(replayed.cycle(), 5);
+    assert!(
+        c.events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Marker { cycle: Some(5), .. }))
+    );
+}
