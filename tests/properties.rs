@@ -1021,9 +1021,7 @@ fn check_counters(m: &Machine, c: &Case) -> Result<(), TestCaseError> {
     // The lane slots of issued instructions are split five ways, W * I in
     // all. Active, exited and never-launched lanes are counted separately
     // and must not overlap: together at most W * I.
-    prop_assert!(
-        t.thread_inst_executed + t.exited_slots + t.never_launched_slots <= w * t.issued
-    );
+    prop_assert!(t.thread_inst_executed + t.exited_slots + t.never_launched_slots <= w * t.issued);
     let ls = t.lane_slots(c.width);
     prop_assert_eq!(
         ls.predicated_on + ls.predicated_off + ls.divergence + ls.exited + ls.never_launched,
