@@ -2,7 +2,8 @@
 //! session, `send-keys` types, `capture-pane` reads the screen. Checks that
 //! the cycle counter moves by exactly one per key, forward and back, that
 //! resizing redraws, and that the terminal is restored (alternate screen
-//! left, canonical mode back) after `q`, Ctrl-C and SIGTERM.
+//! left, canonical mode back) after `q`, Ctrl-C and SIGTERM, and that a
+//! hung-up terminal ends the process.
 //!
 //! Each test uses its own tmux server (`-L`), killed at the end even when
 //! the test fails. Without tmux the tmux tests are skipped with a message.
@@ -231,6 +232,31 @@ fn sigterm_restores_the_terminal() {
         .expect("kill runs");
     assert!(killed.success());
     assert_restored(&s);
+}
+
+/// When the terminal goes away (a killed tmux, a dropped SSH link) the
+/// stepper gets SIGHUP and must end, not spin on the closed tty.
+#[test]
+fn a_hung_up_terminal_ends_the_stepper() {
+    if !have_tmux() {
+        return;
+    }
+    let s = Session::start("hangup", &[]);
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    let pid = s.pid();
+    s.tmux(&["kill-server"]);
+    let start = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|st| !st.contains(") Z "))
+            .unwrap_or(false)
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "warpstep {pid} still runs after its terminal went away"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 #[test]

@@ -103,16 +103,22 @@ pub fn with_terminal<W: Write, T>(
     out: W,
     body: impl FnOnce(&mut Terminal<CrosstermBackend<W>>, &AtomicBool) -> io::Result<T>,
 ) -> color_eyre::Result<T> {
-    // SIGTERM and SIGHUP set a flag the loop checks; Ctrl-C arrives as a
-    // key in raw mode, and SIGINT is caught too for the moments before.
+    // SIGTERM sets a flag the loop checks, then the terminal is restored;
+    // Ctrl-C arrives as a key in raw mode, and SIGINT is caught too for the
+    // moments before.
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-        signal_hook::consts::SIGINT,
-    ] {
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
     }
+    // SIGHUP means the terminal is gone (a closed SSH connection, a killed
+    // tmux): there is nothing left to restore or read, and the event reader
+    // would spin on the closed tty. End the process at once, with the
+    // shell's status for a hangup.
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGHUP,
+        129,
+        Arc::new(AtomicBool::new(true)),
+    )?;
 
     // `try_init` is `init` without the panic on a missing terminal; both
     // install the panic hook that restores the terminal. Its own terminal
