@@ -34,7 +34,8 @@ pub struct Scratch {
 /// What the executing instruction needs besides its warp.
 pub struct Env<'a> {
     pub global: &'a mut GlobalMemory,
-    pub shared: &'a mut SharedMemory,
+    /// The issuing block's shared memory (only looked up for LDS/STS).
+    pub shared: Option<&'a mut SharedMemory>,
     pub banks: u32,
     pub scratch: &'a mut Scratch,
     pub block_dim: u32,
@@ -359,12 +360,18 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
             }
             match space {
                 Space::Global => env.global.write(a[l], bytes),
-                Space::Shared => env.shared.write(a[l], bytes),
+                Space::Shared => match env.shared.as_deref_mut() {
+                    Some(m) => m.write(a[l], bytes),
+                    None => Err(FaultKind::SharedOutOfBounds),
+                },
             }
         } else {
             match space {
                 Space::Global => env.global.read(a[l], bytes),
-                Space::Shared => env.shared.read(a[l], bytes),
+                Space::Shared => match env.shared.as_deref() {
+                    Some(m) => m.read(a[l], bytes),
+                    None => Err(FaultKind::SharedOutOfBounds),
+                },
             }
         };
         match result {

@@ -352,6 +352,41 @@ const MAX_RECORDS: usize = 1000;
 pub struct Shared {
     pub scenario: Arc<Scenario>,
     pub code: Arc<[Decoded]>,
+    /// The scenario's numbers the cycle loop reads, kept beside the
+    /// machine state instead of behind the scenario's pointer.
+    pub cfg: Cfg,
+}
+
+/// Copies of the machine and launch settings read every cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Cfg {
+    pub max_cycles: u64,
+    pub blocks: u32,
+    pub block_dim: u32,
+    pub warps_per_block: u32,
+    pub max_blocks_per_sm: u32,
+    pub policy: crate::scenario::Policy,
+    pub group_policy: GroupPolicy,
+    pub taken_first: bool,
+    pub latency: Latency,
+    pub shared_banks: u32,
+}
+
+impl Cfg {
+    fn of(sc: &Scenario) -> Cfg {
+        Cfg {
+            max_cycles: sc.machine.max_cycles,
+            blocks: sc.launch.blocks,
+            block_dim: sc.launch.block_dim,
+            warps_per_block: sc.warps_per_block(),
+            max_blocks_per_sm: sc.machine.max_blocks_per_sm,
+            policy: sc.machine.policy,
+            group_policy: sc.machine.group_policy,
+            taken_first: sc.machine.taken_first,
+            latency: sc.machine.latency,
+            shared_banks: sc.machine.shared_banks,
+        }
+    }
 }
 
 /// The simulated GPU: SMs, memory, counters.
@@ -403,6 +438,7 @@ impl Machine {
         Ok(Machine {
             sh: Shared {
                 code: Arc::clone(&code),
+                cfg: Cfg::of(&scenario),
                 scenario: Arc::clone(&scenario),
             },
             st: State {
@@ -631,9 +667,7 @@ impl State {
         if self.sms.iter().any(|sm| sm.eligible != 0) {
             return;
         }
-        if self.next_block < sh.scenario.launch.blocks
-            && self.sms.iter().any(|sm| self.fits(sh, sm))
-        {
+        if self.next_block < sh.cfg.blocks && self.sms.iter().any(|sm| self.fits(sh, sm)) {
             return;
         }
         let next = self
@@ -642,7 +676,7 @@ impl State {
             .filter_map(|sm| sm.wheel.next_due(self.cycle))
             .min();
         if let Some(next) = next {
-            let limit = sh.scenario.machine.max_cycles;
+            let limit = sh.cfg.max_cycles;
             let to = next.min(target).min(limit).max(self.cycle);
             if to > self.cycle {
                 // Nothing issued in the skipped cycles.
@@ -656,16 +690,15 @@ impl State {
     /// Stops the run once `max_cycles` cycles were simulated without
     /// finishing.
     fn check_limit(&mut self, sh: &Shared) {
-        let limit = sh.scenario.machine.max_cycles;
+        let limit = sh.cfg.max_cycles;
         if !self.finished && self.error.is_none() && self.cycle >= limit {
             self.error = Some(RunError::MaxCycles { limit });
         }
     }
 
     fn fits(&self, sh: &Shared, sm: &Sm) -> bool {
-        let need = sh.scenario.warps_per_block();
-        sm.blocks.len() < sh.scenario.machine.max_blocks_per_sm as usize
-            && sm.free_slots().count_ones() >= need
+        let need = sh.cfg.warps_per_block;
+        sm.blocks.len() < sh.cfg.max_blocks_per_sm as usize && sm.free_slots().count_ones() >= need
     }
 
     /// Simulates exactly one cycle. Returns false, doing nothing, once the
@@ -693,9 +726,7 @@ impl State {
             self.retire(t);
         }
         self.cycle = t + 1;
-        if self.next_block >= sh.scenario.launch.blocks
-            && self.sms.iter().all(|sm| sm.blocks.is_empty())
-        {
+        if self.next_block >= sh.cfg.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
             self.finished = true;
         } else if self.error.is_none() {
             self.check_deadlock(sh);
@@ -706,7 +737,7 @@ impl State {
 
     /// Dispatches waiting blocks into SMs with room, round robin over SMs.
     fn dispatch(&mut self, sh: &Shared, t: u64) {
-        let nblocks = sh.scenario.launch.blocks;
+        let nblocks = sh.cfg.blocks;
         self.dispatch_due = false;
         loop {
             let mut any = false;
@@ -878,7 +909,7 @@ impl State {
     /// Evaluates warp `slot` at cycle `t` and files it as eligible or as
     /// blocked with a wake-up.
     fn evaluate_into(&mut self, sh: &Shared, s: usize, slot: u32, t: u64) {
-        let policy = sh.scenario.machine.group_policy;
+        let policy = sh.cfg.group_policy;
         let sm = &mut self.sms[s];
         let Some(w) = sm.slots[slot as usize].as_mut() else {
             return;
@@ -926,7 +957,7 @@ impl State {
     }
 
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
-        let policy = sh.scenario.machine.policy;
+        let policy = sh.cfg.policy;
         for k in 0..self.sms[s].sched.len() {
             let sm = &self.sms[s];
             let cand = sm.eligible & sm.sched_mask[k];
@@ -972,8 +1003,8 @@ impl State {
     fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
         let code = &sh.code;
         let sc = &sh.scenario;
-        let lat = sc.machine.latency;
-        let taken_first = sc.machine.taken_first;
+        let lat = sh.cfg.latency;
+        let taken_first = sh.cfg.taken_first;
         let Some(mut w) = self.sms[s].slots[slot as usize].take() else {
             return;
         };
@@ -1022,23 +1053,22 @@ impl State {
         self.scratch.faults.clear();
         let effect = {
             let sm = &mut self.sms[s];
-            let mut fallback = SharedMemory::new(0);
             let block = w.block;
-            let found = match ins.class {
-                Class::Shared => sm.blocks.iter_mut().find(|b| b.id == block),
+            let shared = match ins.class {
+                Class::Shared => sm
+                    .blocks
+                    .iter_mut()
+                    .find(|b| b.id == block)
+                    .map(|b| &mut b.shared),
                 _ => None,
-            };
-            let shared = match found {
-                Some(b) => &mut b.shared,
-                None => &mut fallback,
             };
             let mut env = Env {
                 global: &mut self.global,
                 shared,
-                banks: sc.machine.shared_banks,
+                banks: sh.cfg.shared_banks,
                 scratch: &mut self.scratch,
-                block_dim: sc.launch.block_dim,
-                blocks: sc.launch.blocks,
+                block_dim: sh.cfg.block_dim,
+                blocks: sh.cfg.blocks,
                 c_hi: d.c_hi,
             };
             exec::execute(&mut w, &ins.op, on, active, &mut env)
