@@ -66,6 +66,8 @@ fn bench(c: &mut Criterion) {
         g.bench_function(model, |b| {
             b.iter(|| {
                 let mut m = Machine::new(Arc::clone(&sc)).expect("links");
+                // As `warpstep run` does: counters only, no per-cycle records.
+                m.set_record_issues(false);
                 m.run().expect("runs");
                 black_box(m.cycle())
             })

@@ -161,11 +161,46 @@ fn write_pred(w: &mut Warp, p: u8, bits: u64, on: u64) {
 /// Bit `l` set where `f(lane l)` holds, for lanes `0..n` (branch free).
 #[inline(always)]
 fn bits(n: usize, f: impl Fn(usize) -> bool) -> u64 {
+    // Bytes of 0 or 1 first (a loop the compiler vectorises), then eight
+    // lanes at a time into bits: multiplying the 8 bytes as a u64 by
+    // 0x0102_0408_1020_4080 gathers byte k's low bit into bit 56 + k.
+    let mut flags = [0u8; 64];
+    for (l, f_l) in flags.iter_mut().enumerate().take(n) {
+        *f_l = u8::from(f(l));
+    }
     let mut m = 0u64;
-    for l in 0..n {
-        m |= u64::from(f(l)) << l;
+    for (k, chunk) in flags.chunks_exact(8).enumerate().take(n.div_ceil(8)) {
+        let word = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        m |= (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
     }
     m
+}
+
+/// `r = fma(a, b, c)` per lane with the CPU's fused multiply-add, when it
+/// has one (the result is the same correctly rounded value the portable
+/// path computes, only faster). Returns false when there is none.
+fn fused_multiply_add(r: &mut [u32], a: &[u32], b: &[u32], c: &[u32]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports FMA, the one feature this function
+            // is compiled for.
+            unsafe { fma_lanes_x86(r, a, b, c) };
+            return true;
+        }
+    }
+    let _ = (r, a, b, c);
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_lanes_x86(r: &mut [u32], a: &[u32], b: &[u32], c: &[u32]) {
+    for (((r, &a), &b), &c) in r.iter_mut().zip(a).zip(b).zip(c) {
+        *r = canon(f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c)));
+    }
 }
 
 /// Lanes where `a[l] cmp b[l]`, the comparison chosen once, not per lane.
@@ -703,6 +738,10 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             fetch_f(w, sa, a);
             fetch_f(w, sb, b);
             fetch_f(w, sc, c);
+            if fused_multiply_add(&mut r[..n], &a[..n], &b[..n], &c[..n]) {
+                write(w, d, r, on);
+                return MemEffect::None;
+            }
             let mut tricky = 0u32;
             for l in 0..n {
                 let (x, y, z) = (
@@ -894,6 +933,29 @@ mod tests {
                 "{x} {y} {z}"
             );
         }
+    }
+
+    #[test]
+    fn hardware_and_portable_fused_multiply_add_agree() {
+        let xs: Vec<f32> = vec![0.1, 10.0, -1.0, 1.0 + f32::EPSILON, 16_777_217.0, 1e-30, 3.0, f32::MAX, 0.5, -0.0];
+        for &x in &xs {
+            for &y in &xs {
+                for &z in &xs {
+                    let mut r = [0u32; 1];
+                    if fused_multiply_add(&mut r, &[x.to_bits()], &[y.to_bits()], &[z.to_bits()]) {
+                        assert_eq!(r[0], canon(libm::fmaf(x, y, z)), "{x} {y} {z}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lane_masks_pack_eight_at_a_time() {
+        assert_eq!(bits(32, |l| l % 3 == 0), 0x4924_9249);
+        assert_eq!(bits(5, |_| true), 0b11111);
+        assert_eq!(bits(64, |l| l == 63), 1 << 63);
+        assert_eq!(bits(0, |_| true), 0);
     }
 
     #[test]

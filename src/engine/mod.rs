@@ -422,6 +422,9 @@ struct State {
     retire_due: bool,
     /// Keep each retired warp's registers (see [`FinalState`]).
     keep_final: bool,
+    /// Record what issued each cycle (for steppers; a headless run needs
+    /// only the counters).
+    record_issues: bool,
     finals: Vec<FinalState>,
     scratch: Scratch,
 }
@@ -462,10 +465,17 @@ impl Machine {
                 dispatch_due: true,
                 retire_due: false,
                 keep_final: false,
+                record_issues: true,
                 finals: Vec::new(),
                 scratch: Scratch::default(),
             },
         })
+    }
+
+    /// Whether [`Machine::issues`] is kept up to date (on by default; a
+    /// headless run that only wants the counters turns it off).
+    pub fn set_record_issues(&mut self, on: bool) {
+        self.st.record_issues = on;
     }
 
     /// Keeps every retired warp's registers for [`Machine::final_states`].
@@ -1277,19 +1287,8 @@ impl State {
         if taken_any {
             w.branch_until = w.stall_until + u64::from(lat.branch);
         }
-        let diverged = w.counters.divergent_branches > divergent_before;
-        let live = w.live();
-        let joined = match &w.conv {
-            Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
-            Convergence::Its(its) => its
-                .groups
-                .iter()
-                .find(|g| g.1 & active != 0)
-                .map_or(0, |g| g.1),
-        };
-        if let Some(rec) = self.issues.last_mut() {
-            rec.diverged = diverged;
-            rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
+        if self.record_issues {
+            self.flag_convergence(&w, active, divergent_before);
         }
         w.sb.retire(t);
 
@@ -1330,6 +1329,24 @@ impl State {
         }
         if bar_arrived || done {
             self.check_block_barrier(s, block, t);
+        }
+    }
+
+    /// Marks the last issue record as a divergence or a reconvergence.
+    fn flag_convergence(&mut self, w: &Warp, active: u64, divergent_before: u64) {
+        let diverged = w.counters.divergent_branches > divergent_before;
+        let live = w.live();
+        let joined = match &w.conv {
+            Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
+            Convergence::Its(its) => its
+                .groups
+                .iter()
+                .find(|g| g.1 & active != 0)
+                .map_or(0, |g| g.1),
+        };
+        if let Some(rec) = self.issues.last_mut() {
+            rec.diverged = diverged;
+            rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
         }
     }
 

@@ -43,8 +43,11 @@ pub struct Scoreboards {
 
 impl Scoreboards {
     /// Forgets producers that completed by cycle `t`.
+    #[inline]
     pub fn retire(&mut self, t: u64) {
-        self.pending.retain(|p| p.done > t);
+        if !self.pending.is_empty() {
+            self.pending.retain(|p| p.done > t);
+        }
     }
 
     pub fn set(&mut self, p: Producer) {
