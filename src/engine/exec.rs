@@ -29,6 +29,10 @@ pub struct Scratch {
     pub bank_words: Vec<(u32, u32)>,
     /// Lanes that faulted: `(lane, address, kind)`.
     pub faults: Vec<(u32, u32, FaultKind)>,
+    /// A global store's lanes, `(address, bytes)`, and their results.
+    pub stores: Vec<(u32, [u8; 16])>,
+    pub store_lanes: Vec<u32>,
+    pub store_results: Vec<Result<(), FaultKind>>,
 }
 
 /// What the executing instruction needs besides its warp.
@@ -65,6 +69,9 @@ impl Default for Scratch {
             accesses: Vec::with_capacity(64),
             bank_words: Vec::with_capacity(256),
             faults: Vec::new(),
+            stores: Vec::with_capacity(64),
+            store_lanes: Vec::with_capacity(64),
+            store_results: Vec::with_capacity(64),
         }
     }
 }
@@ -382,6 +389,33 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
     let mut a: Lanes = [0; 64];
     addresses(w, addr, &mut a);
     env.scratch.accesses.clear();
+    if store && matches!(space, Space::Global) {
+        // Global stores go as one batch: see `GlobalMemory::write_lanes`.
+        let sc = &mut *env.scratch;
+        sc.stores.clear();
+        sc.store_lanes.clear();
+        for l in (0..n).filter(|&l| on >> l & 1 != 0) {
+            let mut buf = [0u8; 16];
+            for k in 0..nregs {
+                let v = w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes();
+                let take = (size as usize).min(4);
+                buf[4 * k..4 * k + take].copy_from_slice(&v[..take]);
+            }
+            sc.stores.push((a[l], buf));
+            sc.store_lanes.push(l as u32);
+        }
+        env.global.write_lanes(&sc.stores, size, &mut sc.store_results);
+        for ((&lane, &(address, _)), result) in sc.store_lanes.iter().zip(&sc.stores).zip(&sc.store_results) {
+            match result {
+                Ok(()) => sc.accesses.push((address, size)),
+                Err(kind) => sc.faults.push((lane, address, *kind)),
+            }
+        }
+        if on == 0 {
+            return MemEffect::None;
+        }
+        return MemEffect::Global(memory::coalesce(&mut sc.accesses));
+    }
     let mut loaded: [Lanes; 4] = [[0; 64]; 4];
     let mut ok: u64 = 0;
     for l in (0..n).filter(|&l| on >> l & 1 != 0) {

@@ -112,6 +112,47 @@ impl GlobalMemory {
         Ok(())
     }
 
+    /// Writes each `(address, bytes)` of one store, `size` bytes each, and
+    /// pushes one result per item. Consecutive items in one page share one
+    /// copy-on-write check (an atomic operation) instead of one a lane.
+    pub fn write_lanes(
+        &mut self,
+        items: &[(u32, [u8; 16])],
+        size: u32,
+        results: &mut Vec<Result<(), FaultKind>>,
+    ) {
+        results.clear();
+        let n = size as usize;
+        let mut i = 0;
+        while i < items.len() {
+            let (b, off) = match self.locate(items[i].0, size) {
+                Ok(x) => x,
+                Err(e) => {
+                    results.push(Err(e));
+                    i += 1;
+                    continue;
+                }
+            };
+            let p = off / PAGE;
+            let buf = &self.buffers[b];
+            let lo = u64::from(buf.base) + (p * PAGE) as u64;
+            let hi = (lo + PAGE as u64).min(u64::from(buf.base) + u64::from(buf.len));
+            let page = Arc::make_mut(&mut self.buffers[b].pages[p]);
+            // The first item is in this page (it was just located), so the
+            // loop always makes progress.
+            while let Some(&(addr, data)) = items.get(i) {
+                let a = u64::from(addr);
+                if !addr.is_multiple_of(size) || a < lo || a + u64::from(size) > hi {
+                    break;
+                }
+                let o = (a - lo) as usize;
+                page[o..o + n].copy_from_slice(&data[..n]);
+                results.push(Ok(()));
+                i += 1;
+            }
+        }
+    }
+
     /// A buffer's whole contents, by name.
     pub fn buffer(&self, name: &str) -> Option<Vec<u8>> {
         let b = self.buffers.iter().find(|b| &*b.name == name)?;
@@ -303,6 +344,41 @@ mod tests {
         // 64-bit contiguous: 64 words over 32 banks -> 2 passes.
         let a: Vec<(u32, u32)> = (0..32).map(|l| (8 * l, 8)).collect();
         assert_eq!(bank_passes(&a, 32, &mut s), 2);
+    }
+
+    #[test]
+    fn writing_lanes_spanning_pages_and_faults() {
+        let spec = BufferSpec {
+            name: "d".into(),
+            ty: ElemType::U32,
+            len: 2048,
+            base: 0x10_0000,
+            init: vec![0; 8192],
+        };
+        let mut g = GlobalMemory::new(&[spec]);
+        let keep = g.clone();
+        let word = |v: u32| {
+            let mut b = [0u8; 16];
+            b[..4].copy_from_slice(&v.to_le_bytes());
+            b
+        };
+        // Two lanes in page 0, one past the end, one misaligned, one in page 1.
+        let items = [
+            (0x10_0000, word(1)),
+            (0x10_0004, word(2)),
+            (0x10_2000, word(3)),
+            (0x10_0006, word(4)),
+            (0x10_1000, word(5)),
+        ];
+        let mut r = Vec::new();
+        g.write_lanes(&items, 4, &mut r);
+        assert_eq!(
+            r,
+            vec![Ok(()), Ok(()), Err(FaultKind::OutOfBounds), Err(FaultKind::Misaligned), Ok(())]
+        );
+        assert_eq!(g.word(0x10_0004), Some(2));
+        assert_eq!(g.word(0x10_1000), Some(5));
+        assert_eq!(keep.word(0x10_1000), Some(0));
     }
 
     #[test]
