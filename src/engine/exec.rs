@@ -404,8 +404,11 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
             sc.stores.push((a[l], buf));
             sc.store_lanes.push(l as u32);
         }
-        env.global.write_lanes(&sc.stores, size, &mut sc.store_results);
-        for ((&lane, &(address, _)), result) in sc.store_lanes.iter().zip(&sc.stores).zip(&sc.store_results) {
+        env.global
+            .write_lanes(&sc.stores, size, &mut sc.store_results);
+        for ((&lane, &(address, _)), result) in
+            sc.store_lanes.iter().zip(&sc.stores).zip(&sc.store_results)
+        {
             match result {
                 Ok(()) => sc.accesses.push((address, size)),
                 Err(kind) => sc.faults.push((lane, address, *kind)),
@@ -971,7 +974,18 @@ mod tests {
 
     #[test]
     fn hardware_and_portable_fused_multiply_add_agree() {
-        let xs: Vec<f32> = vec![0.1, 10.0, -1.0, 1.0 + f32::EPSILON, 16_777_217.0, 1e-30, 3.0, f32::MAX, 0.5, -0.0];
+        let xs: Vec<f32> = vec![
+            0.1,
+            10.0,
+            -1.0,
+            1.0 + f32::EPSILON,
+            16_777_217.0,
+            1e-30,
+            3.0,
+            f32::MAX,
+            0.5,
+            -0.0,
+        ];
         for &x in &xs {
             for &y in &xs {
                 for &z in &xs {

@@ -374,7 +374,13 @@ mod tests {
         g.write_lanes(&items, 4, &mut r);
         assert_eq!(
             r,
-            vec![Ok(()), Ok(()), Err(FaultKind::OutOfBounds), Err(FaultKind::Misaligned), Ok(())]
+            vec![
+                Ok(()),
+                Ok(()),
+                Err(FaultKind::OutOfBounds),
+                Err(FaultKind::Misaligned),
+                Ok(())
+            ]
         );
         assert_eq!(g.word(0x10_0004), Some(2));
         assert_eq!(g.word(0x10_1000), Some(5));

@@ -1251,12 +1251,13 @@ impl State {
                     }
                 }
                 let live = w.launched & !w.exited & !w.faulted;
-                its.refresh(live);
+                its.retain_live(live);
                 let first = live.trailing_zeros().min(63);
                 let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);
                 its.arrive(live, sync_at);
-                its.release(live);
-                its.refresh(live);
+                if its.release(live) != 0 {
+                    its.refresh(live);
+                }
                 let at_bar = its.waiting(live, Some(LaneWait::Bar));
                 if at_bar != 0 && live & !at_bar == 0 {
                     w.at_bar = true;

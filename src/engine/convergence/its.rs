@@ -54,6 +54,8 @@ pub struct ItsState {
     /// Lanes released at a `WARPSYNC` that have not issued it yet (so they
     /// do not arrive there again).
     pub released: u64,
+    /// Lanes whose `wait` is not `Running`.
+    pub waiting_mask: u64,
     pub barriers: [ConvBarrier; CONVERGENCE_BARRIERS],
     /// The pc of the lanes that issued last, if any is still there (they
     /// may be waiting at a sync point).
@@ -69,6 +71,7 @@ impl ItsState {
             wait: [LaneWait::Running; 64],
             warpsync_mask: [0; 64],
             released: 0,
+            waiting_mask: 0,
             barriers: [ConvBarrier::default(); CONVERGENCE_BARRIERS],
             current: Some(0),
             groups: Vec::with_capacity(8),
@@ -79,12 +82,39 @@ impl ItsState {
 
     /// Lanes waiting for anything, or for one kind of thing.
     pub fn waiting(&self, live: u64, kind: Option<LaneWait>) -> u64 {
-        lanes(live)
-            .filter(|&l| match kind {
-                None => self.wait[l] != LaneWait::Running,
-                Some(k) => self.wait[l] == k,
-            })
-            .fold(0, |m, l| m | 1 << l)
+        let w = live & self.waiting_mask;
+        match kind {
+            None => w,
+            Some(k) => lanes(w)
+                .filter(|&l| self.wait[l] == k)
+                .fold(0, |m, l| m | 1 << l),
+        }
+    }
+
+    fn set_wait(&mut self, l: usize, wait: LaneWait) {
+        self.wait[l] = wait;
+        if wait == LaneWait::Running {
+            self.waiting_mask &= !(1 << l);
+        } else {
+            self.waiting_mask |= 1 << l;
+        }
+    }
+
+    /// Drops lanes that exited or faulted from the groups (the cheap part
+    /// of [`ItsState::refresh`], enough after an ordinary issue).
+    pub fn retain_live(&mut self, live: u64) {
+        if self.groups.iter().any(|g| g.1 & !live != 0) {
+            for g in &mut self.groups {
+                g.1 &= live;
+            }
+            self.groups.retain(|g| g.1 != 0);
+        }
+        if let Some(c) = self.current
+            && !self.groups.iter().any(|g| g.0 == c)
+            && !lanes(live & self.waiting_mask).any(|l| self.pc[l] == c)
+        {
+            self.current = None;
+        }
     }
 
     /// Recomputes the groups from the lanes.
@@ -110,9 +140,24 @@ impl ItsState {
         }
     }
 
+    /// Moves lanes to `pc`, keeping the groups up to date.
     pub fn set_pc(&mut self, lanes_mask: u64, pc: u32) {
+        if lanes_mask == 0 {
+            return;
+        }
         for l in lanes(lanes_mask) {
             self.pc[l] = pc;
+        }
+        for g in &mut self.groups {
+            g.1 &= !lanes_mask;
+        }
+        self.groups.retain(|g| g.1 != 0);
+        let running = lanes_mask & !self.waiting_mask;
+        if running != 0 {
+            match self.groups.binary_search_by_key(&pc, |g| g.0) {
+                Ok(i) => self.groups[i].1 |= running,
+                Err(i) => self.groups.insert(i, (pc, running)),
+            }
         }
     }
 
@@ -127,6 +172,7 @@ impl ItsState {
     /// Groups standing at a `BSYNC` or `WARPSYNC` arrive there: their
     /// participating lanes wait. `sync` says what instruction is at a pc.
     pub fn arrive(&mut self, live: u64, sync: impl Fn(u32) -> Option<SyncPoint>) {
+        let mut changed = false;
         let mut i = 0;
         while i < self.groups.len() {
             let (pc, lanes_mask) = self.groups[i];
@@ -137,20 +183,24 @@ impl ItsState {
                     let arriving = lanes_mask & bar.participants;
                     bar.arrived |= arriving;
                     for l in lanes(arriving) {
-                        self.wait[l] = LaneWait::Bsync(b);
+                        self.set_wait(l, LaneWait::Bsync(b));
+                        changed = true;
                     }
                 }
                 Some(SyncPoint::Warpsync(mask)) => {
                     let arriving = lanes_mask & !self.released;
                     for l in lanes(arriving) {
-                        self.wait[l] = LaneWait::Warpsync;
+                        self.set_wait(l, LaneWait::Warpsync);
                         self.warpsync_mask[l] = mask;
+                        changed = true;
                     }
                 }
                 None => {}
             }
         }
-        self.refresh(live);
+        if changed {
+            self.refresh(live);
+        }
     }
 
     /// `BREAK b`: lanes `on` stop participating.
@@ -162,15 +212,15 @@ impl ItsState {
 
     pub fn bar_arrive(&mut self, on: u64) {
         for l in lanes(on) {
-            self.wait[l] = LaneWait::Bar;
+            self.set_wait(l, LaneWait::Bar);
         }
     }
 
     /// Releases the lanes waiting at the block barrier (they move past it).
     pub fn bar_release(&mut self, live: u64) {
-        for l in lanes(live) {
+        for l in lanes(live & self.waiting_mask) {
             if self.wait[l] == LaneWait::Bar {
-                self.wait[l] = LaneWait::Running;
+                self.set_wait(l, LaneWait::Running);
                 self.pc[l] += 1;
             }
         }
@@ -182,12 +232,15 @@ impl ItsState {
     /// released.
     pub fn release(&mut self, live: u64) -> u64 {
         let mut released = 0;
+        if live & self.waiting_mask == 0 {
+            return 0;
+        }
         for b in 0..CONVERGENCE_BARRIERS {
             let bar = self.barriers[b];
             if bar.arrived != 0 && bar.participants & live & !bar.arrived == 0 {
-                for l in lanes(live) {
+                for l in lanes(live & self.waiting_mask) {
                     if self.wait[l] == LaneWait::Bsync(b as u8) {
-                        self.wait[l] = LaneWait::Running;
+                        self.set_wait(l, LaneWait::Running);
                         released |= 1 << l;
                     }
                 }
@@ -201,7 +254,7 @@ impl ItsState {
                 .filter(|&l| self.warpsync_mask[l] & live & !at_ws == 0)
                 .fold(0, |m, l| m | 1 << l);
             for l in lanes(ready) {
-                self.wait[l] = LaneWait::Running;
+                self.set_wait(l, LaneWait::Running);
             }
             self.released |= ready;
             released |= ready;
