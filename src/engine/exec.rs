@@ -14,6 +14,7 @@ use crate::asm::ir::{
     VoteMode, Width,
 };
 
+use super::convergence::its::lanes;
 use super::memory::{self, Coalescing, FaultKind, GlobalMemory, SharedMemory};
 use super::warp::Warp;
 
@@ -147,13 +148,22 @@ fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     let Some(dst) = w.regs.get_mut(usize::from(d) * n..(usize::from(d) + 1) * n) else {
         return;
     };
-    if on == full {
+    let off = full & !on;
+    if off == 0 {
         copy_lanes(dst, &vals[..n]);
+    } else if off.count_ones() <= 8 {
+        // Mostly on: copy every lane, then put the few off lanes back.
+        let mut saved = [0u32; 8];
+        for (k, l) in lanes(off).enumerate() {
+            saved[k] = dst[l];
+        }
+        copy_lanes(dst, &vals[..n]);
+        for (k, l) in lanes(off).enumerate() {
+            dst[l] = saved[k];
+        }
     } else {
-        // A branch-free blend the compiler can vectorise.
-        for (l, (x, &v)) in dst.iter_mut().zip(&vals[..n]).enumerate() {
-            let keep = ((on >> l) & 1).wrapping_sub(1) as u32;
-            *x = (v & !keep) | (*x & keep);
+        for l in lanes(on & full) {
+            dst[l] = vals[l];
         }
     }
 }
