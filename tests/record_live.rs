@@ -4,127 +4,40 @@
 //! key interrupted at the cycle the screen showed. A recording killed with
 //! SIGKILL is still a valid cast. Skipped without tmux.
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
+use support::{BIN, Session, have_tmux, status_cycle};
 use warpstep::record::cast::{self, EventKind};
 use warpstep::record::replay_headless;
 use warpstep::report::Report;
 use warpstep::tui::keys::parse_keys;
 use warpstep::tui::{App, Options};
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
-const WAIT: Duration = Duration::from_secs(20);
-
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: tmux is not installed (CI installs it)");
-    }
-    ok
-}
-
 /// A tmux server of its own running `warpstep record divergent-loop -o
 /// s.cast`, then a line saying how it ended.
-struct Session {
-    socket: String,
-    dir: PathBuf,
+fn start(name: &str) -> Session {
+    let s = Session::new("reclive", Some(name)).with_poll(Duration::from_millis(30));
+    let script = format!(
+        "#!/bin/sh\ncd '{d}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' \
+         record divergent-loop -o s.cast\necho \"DONE rc=$?\"\nexec sleep 600\n",
+        d = s.dir.display()
+    );
+    std::fs::write(s.dir.join("run.sh"), script).expect("script");
+    s.new_session(&format!(
+        "TERM=xterm-256color sh '{}'",
+        s.dir.join("run.sh").display()
+    ));
+    s
 }
 
-impl Session {
-    fn start(name: &str) -> Session {
-        let socket = format!("warpstep-reclive-{}-{name}", std::process::id());
-        let dir = std::env::temp_dir().join(&socket);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let script = format!(
-            "#!/bin/sh\ncd '{d}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' \
-             record divergent-loop -o s.cast\necho \"DONE rc=$?\"\nexec sleep 600\n",
-            d = dir.display()
-        );
-        std::fs::write(dir.join("run.sh"), script).expect("script");
-        let s = Session { socket, dir };
-        s.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-s",
-            "main",
-            &format!(
-                "TERM=xterm-256color sh '{}'",
-                s.dir.join("run.sh").display()
-            ),
-        ]);
-        s
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket])
-            .args(args)
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .output()
-            .expect("tmux runs");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "main"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "main"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; the screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    fn cast(&self) -> String {
-        std::fs::read_to_string(self.dir.join("s.cast")).expect("the cast")
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn status_cycle(screen: &str) -> Option<u64> {
-    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
-    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+/// The cast the recording wrote.
+fn recorded_cast(s: &Session) -> String {
+    std::fs::read_to_string(s.dir.join("s.cast")).expect("the cast")
 }
 
 #[test]
@@ -132,7 +45,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("live");
+    let s = start("live");
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     for (key, want) in [("n", 1), ("n", 2), ("Right", 3)] {
         s.keys(&[key]);
@@ -155,7 +68,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
     let done = s.wait_for("the shell", |scr| scr.contains("DONE rc="));
     assert!(done.contains("DONE rc=0"), "{done}");
 
-    let text = s.cast();
+    let text = recorded_cast(&s);
     let h: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(
         (h["width"].as_u64(), h["height"].as_u64()),
@@ -212,7 +125,7 @@ fn a_killed_recording_is_a_valid_cast() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("killed");
+    let s = start("killed");
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     s.keys(&["5", "n"]);
     s.wait_for("cycle 5", |scr| status_cycle(scr) == Some(5));
@@ -223,7 +136,7 @@ fn a_killed_recording_is_a_valid_cast() {
         .expect("kill runs");
     assert!(killed.success());
     s.wait_for("the shell", |scr| scr.contains("DONE rc="));
-    let text = s.cast();
+    let text = recorded_cast(&s);
     let c = cast::parse("s.cast", &text).expect("valid up to its last event");
     let replayed = replay_headless("s.cast", &text).expect("replays");
     assert_eq!(replayed.cycle(), 5);

@@ -3,122 +3,35 @@
 //! recording hands over the stepper, a key during playback takes over, and
 //! the terminal is restored afterwards. Skipped without tmux.
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
-const WAIT: Duration = Duration::from_secs(20);
-
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: tmux is not installed (CI installs it)");
-    }
-    ok
-}
+use support::{BIN, Session, have_tmux, status_cycle};
 
 /// A tmux server of its own running `warpstep replay` on a cast recorded
 /// from `keys`, then a line saying how it ended.
-struct Session {
-    socket: String,
-    dir: PathBuf,
-}
-
-impl Session {
-    fn start(name: &str, keys: &str, replay_args: &[&str]) -> Session {
-        let socket = format!("warpstep-replay-{}-{name}", std::process::id());
-        let dir = std::env::temp_dir().join(&socket);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let cast = dir.join("s.cast");
-        let o = Command::new(BIN)
-            .args(["record", "divergent-loop", "--keys", keys, "-o"])
-            .arg(&cast)
-            .output()
-            .expect("records");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let args: Vec<String> = replay_args.iter().map(|a| format!("'{a}'")).collect();
-        let script = format!(
-            "#!/bin/sh\n'{BIN}' replay {} '{}'\nrc=$?\n\
-             mode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon)\n\
-             echo \"DONE rc=$rc $mode\"\nexec sleep 600\n",
-            args.join(" "),
-            cast.display()
-        );
-        std::fs::write(dir.join("run.sh"), script).expect("script");
-        let s = Session { socket, dir };
-        s.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-s",
-            "main",
-            &format!("sh '{}'", s.dir.join("run.sh").display()),
-        ]);
-        s
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket])
-            .args(args)
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .output()
-            .expect("tmux runs");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "main"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "main"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; the screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn status_cycle(screen: &str) -> Option<u64> {
-    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
-    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+fn start(name: &str, keys: &str, replay_args: &[&str]) -> Session {
+    let s = Session::new("replay", Some(name));
+    let cast = s.dir.join("s.cast");
+    let o = Command::new(BIN)
+        .args(["record", "divergent-loop", "--keys", keys, "-o"])
+        .arg(&cast)
+        .output()
+        .expect("records");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let args: Vec<String> = replay_args.iter().map(|a| format!("'{a}'")).collect();
+    let script = format!(
+        "#!/bin/sh\n'{BIN}' replay {} '{}'\nrc=$?\n\
+         mode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon)\n\
+         echo \"DONE rc=$rc $mode\"\nexec sleep 600\n",
+        args.join(" "),
+        cast.display()
+    );
+    std::fs::write(s.dir.join("run.sh"), script).expect("script");
+    s.new_session(&format!("sh '{}'", s.dir.join("run.sh").display()));
+    s
 }
 
 #[test]
@@ -126,7 +39,7 @@ fn paused_replay_steps_through_markers_then_hands_over() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("markers", "2n 3n p", &["--paused"]);
+    let s = start("markers", "2n 3n p", &["--paused"]);
     let first = s.wait_for("the paused replay", |scr| scr.contains("paused"));
     assert_eq!(status_cycle(&first), Some(0), "{first}");
     // The bar is the last row; the stepper's status line above it.
@@ -168,7 +81,7 @@ fn a_key_during_playback_takes_over() {
         return;
     }
     // Eight steps, one every 2 s at a quarter of the recorded pace.
-    let s = Session::start("takeover", "n n n n n n n n", &["--speed", "0.25"]);
+    let s = start("takeover", "n n n n n n n n", &["--speed", "0.25"]);
     s.wait_for("the first step", |scr| status_cycle(scr) == Some(1));
     s.keys(&["p"]);
     let taken = s.wait_for("the take-over", |scr| scr.contains("the stepper is yours"));

@@ -10,12 +10,15 @@
 //! test is skipped with a message (CI installs openssh-server,
 //! openssh-client and tmux).
 
+mod support;
+
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
+use support::{BIN, Session, status_cycle};
+
 const SSHD: &str = "/usr/sbin/sshd";
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -47,11 +50,11 @@ fn have_tools() -> bool {
     missing.is_empty()
 }
 
-/// Everything the test started: sshd, a tmux server, a temp directory.
+/// Everything the test started: sshd, then a tmux server and a temp
+/// directory (the pane); sshd is killed first.
 struct Rig {
-    dir: PathBuf,
     sshd: Option<Child>,
-    socket: String,
+    pane: Session,
 }
 
 impl Drop for Rig {
@@ -60,47 +63,16 @@ impl Drop for Rig {
             let _ = c.kill();
             let _ = c.wait();
         }
-        let _ = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 impl Rig {
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket])
-            .args(args)
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .output()
-            .expect("tmux runs");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "main"])
-    }
-
+    /// `Session::wait_for`, with sshd's log in the timeout's message.
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            if start.elapsed() > WAIT {
-                let log = std::fs::read_to_string(self.dir.join("sshd.log")).unwrap_or_default();
-                panic!("timed out waiting for {what}; the screen:\n{s}\nsshd's log:\n{log}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.pane.wait_for_or(what, ok, || {
+            let log = std::fs::read_to_string(self.pane.dir.join("sshd.log")).unwrap_or_default();
+            format!("\nsshd's log:\n{log}")
+        })
     }
 }
 
@@ -123,27 +95,18 @@ fn whoami() -> String {
     String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
-/// The cycle the status line shows.
-fn status_cycle(screen: &str) -> Option<u64> {
-    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
-    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 #[test]
 fn replay_through_ssh_with_a_forced_command() {
     if !have_tools() {
         return;
     }
-    let socket = format!("warpstep-ssh-{}", std::process::id());
-    let dir = std::env::temp_dir().join(&socket);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let mut rig = Rig {
-        dir: dir.clone(),
         sshd: None,
-        socket,
+        pane: Session::new("ssh", None)
+            .with_wait(WAIT)
+            .with_poll(Duration::from_millis(100)),
     };
+    let dir = rig.pane.dir.clone();
 
     // The tutorial: three cycles, recorded headless.
     let cast = dir.join("tutorial.cast");
@@ -233,17 +196,7 @@ fn replay_through_ssh_with_a_forced_command() {
          {user}@127.0.0.1; echo \"DONE rc=$?\"; exec sleep 600",
         d = dir.display()
     );
-    rig.tmux(&[
-        "new-session",
-        "-d",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-s",
-        "main",
-        &ssh,
-    ]);
+    rig.pane.new_session(&ssh);
 
     // The replay plays `1 n n` and hands over at cycle 2.
     let s = rig.wait_for("the replay to end at cycle 2", |s| {
@@ -256,17 +209,18 @@ fn replay_through_ssh_with_a_forced_command() {
     assert!(s.contains("Mask grid") && s.contains("Ready queue"), "{s}");
 
     // The viewer steps on.
-    rig.tmux(&["send-keys", "-t", "main", "n"]);
+    rig.pane.keys(&["n"]);
     rig.wait_for("cycle 3", |s| status_cycle(s) == Some(3));
-    rig.tmux(&["send-keys", "-t", "main", "Left"]);
+    rig.pane.keys(&["Left"]);
     rig.wait_for("cycle 2 again", |s| status_cycle(s) == Some(2));
 
     // A resize travels over SSH: the full layout from 120x32.
-    rig.tmux(&["resize-window", "-t", "main", "-x", "130", "-y", "40"]);
+    rig.pane
+        .tmux(&["resize-window", "-t", "main", "-x", "130", "-y", "40"]);
     let big = rig.wait_for("the full layout", |s| s.contains("Lane 0 of w0"));
     assert_eq!(status_cycle(&big), Some(2));
 
-    rig.tmux(&["send-keys", "-t", "main", "q"]);
+    rig.pane.keys(&["q"]);
     let end = rig.wait_for("the end of the login", |s| s.contains("DONE rc="));
     assert!(end.contains("DONE rc=0"), "{end}");
     assert!(!end.contains("Mask grid"), "{end}");

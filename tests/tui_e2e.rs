@@ -8,139 +8,37 @@
 //! Each test uses its own tmux server (`-L`), killed at the end even when
 //! the test fails. Without tmux the tmux tests are skipped with a message.
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
-const WAIT: Duration = Duration::from_secs(20);
-
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: tmux is not installed (CI installs it)");
-    }
-    ok
-}
+use support::{BIN, Session, have_tmux, status_cycle};
 
 /// A tmux server of its own with one session running `warpstep ARGS`
 /// under a shell that reports how it ended and then waits.
-struct Session {
-    socket: String,
-    dir: PathBuf,
+fn start(name: &str, args: &[&str]) -> Session {
+    let s = Session::new("e2e", Some(name)).without_env("NO_COLOR");
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    // The inner shell writes its pid and becomes warpstep (exec), so
+    // `pid` is warpstep's. Afterwards: exit status and tty mode.
+    let script = format!(
+        "#!/bin/sh\ncd '{dir}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' {args}\n\
+         rc=$?\nmode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon)\n\
+         echo \"DONE rc=$rc $mode\"\nexec sleep 600\n",
+        dir = s.dir.display(),
+        args = quoted.join(" "),
+    );
+    let path = s.dir.join("run.sh");
+    std::fs::write(&path, script).expect("script");
+    s.new_session(&format!("sh '{}'", path.display()));
+    s
 }
 
-impl Session {
-    fn start(name: &str, args: &[&str]) -> Session {
-        let socket = format!("warpstep-e2e-{}-{name}", std::process::id());
-        let dir = std::env::temp_dir().join(&socket);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        // The inner shell writes its pid and becomes warpstep (exec), so
-        // `pid` is warpstep's. Afterwards: exit status and tty mode.
-        let script = format!(
-            "#!/bin/sh\ncd '{dir}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' {args}\n\
-             rc=$?\nmode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon)\n\
-             echo \"DONE rc=$rc $mode\"\nexec sleep 600\n",
-            dir = dir.display(),
-            args = quoted.join(" "),
-        );
-        let path = dir.join("run.sh");
-        std::fs::write(&path, script).expect("script");
-        let s = Session { socket, dir };
-        s.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "-s",
-            "main",
-            &format!("sh '{}'", path.display()),
-        ]);
-        s
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket])
-            .args(args)
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("tmux runs");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "main"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "main"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    /// Waits until the screen satisfies `ok`; panics with it otherwise.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            if start.elapsed() > WAIT {
-                panic!("timed out waiting for {what}; the screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn alternate_on(&self) -> bool {
-        self.tmux(&["display-message", "-p", "-t", "main", "#{alternate_on}"])
-            .trim()
-            == "1"
-    }
-
-    fn pid(&self) -> String {
-        let start = Instant::now();
-        loop {
-            if let Ok(p) = std::fs::read_to_string(self.dir.join("pid"))
-                && !p.trim().is_empty()
-            {
-                return p.trim().to_string();
-            }
-            assert!(start.elapsed() < WAIT, "warpstep never started");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// The cycle the status line shows: the last line that starts ` cycle N`.
-fn status_cycle(screen: &str) -> Option<u64> {
-    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
-    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+fn alternate_on(s: &Session) -> bool {
+    s.tmux(&["display-message", "-p", "-t", "main", "#{alternate_on}"])
+        .trim()
+        == "1"
 }
 
 fn wait_cycle(s: &Session, want: u64) {
@@ -157,7 +55,7 @@ fn assert_restored(s: &Session) {
         !screen.contains("Mask grid"),
         "still on the TUI's screen:\n{screen}"
     );
-    assert!(!s.alternate_on(), "alternate screen still on");
+    assert!(!alternate_on(s), "alternate screen still on");
 }
 
 #[test]
@@ -165,14 +63,14 @@ fn each_key_moves_the_cycle_by_one_and_q_restores_the_terminal() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("keys", &[]);
+    let s = start("keys", &[]);
     let first = s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     assert!(
         first.contains("Mask grid") && first.contains("Ready queue"),
         "{first}"
     );
     assert!(
-        s.alternate_on(),
+        alternate_on(&s),
         "the stepper should use the alternate screen"
     );
     let mut want = 0;
@@ -210,7 +108,7 @@ fn ctrl_c_quits_and_restores_the_terminal() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("ctrlc", &["--ascii", "if-else-predicated"]);
+    let s = start("ctrlc", &["--ascii", "if-else-predicated"]);
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     s.keys(&["3", "n"]);
     wait_cycle(&s, 3);
@@ -223,7 +121,7 @@ fn sigterm_restores_the_terminal() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("sigterm", &[]);
+    let s = start("sigterm", &[]);
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     let pid = s.pid();
     let killed = Command::new("kill")
@@ -241,7 +139,7 @@ fn a_hung_up_terminal_ends_the_stepper() {
     if !have_tmux() {
         return;
     }
-    let s = Session::start("hangup", &[]);
+    let s = start("hangup", &[]);
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     let pid = s.pid();
     s.tmux(&["kill-server"]);

@@ -1,0 +1,185 @@
+//! Shared helpers for the tests that drive the real `warpstep` binary in a
+//! real terminal: a tmux server of the test's own (`-L`) with one session,
+//! `main`, whose pane the test types into (`send-keys`) and reads
+//! (`capture-pane`), and a temporary directory for its files. Dropping the
+//! [`Session`] kills the tmux server and removes the directory, so both go
+//! even when the test fails.
+//!
+//! Each test crate that uses it declares `mod support;`. Not every crate
+//! uses every helper, hence the `dead_code` allowance.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
+/// How long [`Session::wait_for`] waits unless told otherwise.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// Whether tmux runs here; says that the test is skipped when it does not.
+pub fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: tmux is not installed (CI installs it)");
+    }
+    ok
+}
+
+/// The cycle the status line shows: the last line that starts ` cycle N`.
+pub fn status_cycle(screen: &str) -> Option<u64> {
+    let line = screen.lines().rev().find(|l| l.starts_with(" cycle "))?;
+    let digits: String = line[7..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// A tmux server of its own (socket `warpstep-PREFIX-PID[-NAME]`) and an
+/// empty temporary directory of the same name.
+pub struct Session {
+    pub socket: String,
+    pub dir: PathBuf,
+    wait: Duration,
+    poll: Duration,
+    unset_env: Vec<&'static str>,
+}
+
+impl Session {
+    /// The socket and directory for one test: `prefix` names the test file,
+    /// the process id keeps concurrent runs apart, `name` the tests within
+    /// one file. A directory left by an earlier run of that name is emptied.
+    pub fn new(prefix: &str, name: Option<&str>) -> Session {
+        let mut socket = format!("warpstep-{prefix}-{}", std::process::id());
+        if let Some(name) = name {
+            socket = format!("{socket}-{name}");
+        }
+        let dir = std::env::temp_dir().join(&socket);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Session {
+            socket,
+            dir,
+            wait: WAIT,
+            poll: Duration::from_millis(50),
+            unset_env: Vec::new(),
+        }
+    }
+
+    /// How long `wait_for` and `pid` wait (default [`WAIT`]).
+    pub fn with_wait(mut self, wait: Duration) -> Session {
+        self.wait = wait;
+        self
+    }
+
+    /// How often `wait_for` reads the screen (default every 50 ms).
+    pub fn with_poll(mut self, poll: Duration) -> Session {
+        self.poll = poll;
+        self
+    }
+
+    /// Leaves `var` out of the environment of the tmux commands (and so of
+    /// the server they start and what runs in it).
+    pub fn without_env(mut self, var: &'static str) -> Session {
+        self.unset_env.push(var);
+        self
+    }
+
+    /// Starts the session `main`, 100x30, running the shell `command`.
+    pub fn new_session(&self, command: &str) {
+        self.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-s",
+            "main",
+            command,
+        ]);
+    }
+
+    /// Runs `tmux ARGS` on this server in a UTF-8 locale; asserts that it
+    /// succeeds and returns what it printed.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let mut cmd = Command::new("tmux");
+        cmd.args(["-f", "/dev/null", "-L", &self.socket])
+            .args(args)
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8");
+        for var in &self.unset_env {
+            cmd.env_remove(var);
+        }
+        let out = cmd.output().expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// What the pane shows now.
+    pub fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "main"])
+    }
+
+    /// Types `keys` (tmux key names) into the pane.
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Waits until the screen satisfies `ok`; panics with it otherwise.
+    pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        self.wait_for_or(what, ok, String::new)
+    }
+
+    /// As `wait_for`, with `more()` appended to the timeout's message.
+    pub fn wait_for_or(
+        &self,
+        what: &str,
+        ok: impl Fn(&str) -> bool,
+        more: impl Fn() -> String,
+    ) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > self.wait {
+                panic!("timed out waiting for {what}; the screen:\n{s}{}", more());
+            }
+            std::thread::sleep(self.poll);
+        }
+    }
+
+    /// The pid that the pane's script wrote to `pid`, once it is there.
+    pub fn pid(&self) -> String {
+        let start = Instant::now();
+        loop {
+            if let Ok(p) = std::fs::read_to_string(self.dir.join("pid"))
+                && !p.trim().is_empty()
+            {
+                return p.trim().to_string();
+            }
+            assert!(start.elapsed() < self.wait, "warpstep never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-f", "/dev/null", "-L", &self.socket, "kill-server"])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
