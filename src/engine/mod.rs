@@ -28,7 +28,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::asm::AsmError;
-use crate::asm::ir::{Class, EXIT_PC, Instr, Op, PRED_BASE, Program, SCOREBOARDS, Src};
+use crate::asm::ir::{Class, EXIT_PC, Instr, Op, PRED_BASE, Program, Src};
 use crate::expr::ThreadCtx;
 use crate::scenario::{Convergence as Model, GroupPolicy, InputTarget, Latency, Scenario};
 
@@ -1855,11 +1855,6 @@ pub fn readiness(
             }
         }
     }
-}
-
-/// Scoreboard indices as a list, for views.
-pub fn scoreboards() -> std::ops::Range<u8> {
-    0..SCOREBOARDS as u8
 }
 
 #[cfg(test)]
