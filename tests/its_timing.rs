@@ -171,3 +171,46 @@ fn without_bssy_its_groups_stay_split_after_the_branch() {
         eff(&with)
     );
 }
+
+/// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
+/// for lanes 0..3: the run stops, and the report shows who waits where.
+const CROSSED: &str = r#"
+name: crossed barriers
+machine: {warp_width: 8, convergence: its}
+launch: {threads: 8}
+inputs: {P0: "lane < 4"}
+program: |
+  BSSY B0, j0
+  BSSY B1, j1
+  @P0 BRA j1
+  j0:
+  BSYNC B0
+  EXIT
+  j1:
+  BSYNC B1
+  EXIT
+"#;
+
+#[test]
+fn a_stopped_run_reports_the_barriers_its_warps_wait_at() {
+    let sc = Scenario::from_text(CROSSED, Origin::Builtin("crossed".into())).expect("loads");
+    let mut m = Machine::new(Arc::new(sc)).expect("links");
+    assert!(m.run().is_err());
+    let r = Report::new(&m);
+    let w = &r.warps[0];
+    // Every lane waits: no group can issue.
+    assert!(w.groups.is_empty());
+    let bars: Vec<(u8, u64, u64)> = w
+        .barriers
+        .iter()
+        .map(|b| (b.barrier, b.participants, b.arrived))
+        .collect();
+    // B0: all 8 lanes take part, lanes 4..7 arrived; B1: lanes 0..3.
+    assert_eq!(bars, vec![(0, 0xff, 0xf0), (1, 0xff, 0x0f)]);
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap_or("")
+            .contains("line 11, line 14")
+    );
+}

@@ -64,6 +64,27 @@ pub struct WarpReport {
     pub branches: u64,
     pub divergent_branches: u64,
     pub stalls: Stalls,
+    /// A warp still on its SM (the run stopped early, or a report taken
+    /// mid-run): its `its` groups and convergence barriers in use.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub barriers: Vec<BarrierReport>,
+}
+
+/// Lanes at one pc of an `its` warp.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GroupReport {
+    pub pc: u32,
+    pub lanes: u64,
+}
+
+/// A convergence barrier `Bn` in use.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BarrierReport {
+    pub barrier: u8,
+    pub participants: u64,
+    pub arrived: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -186,10 +207,31 @@ impl Report {
         let ls = c.lane_slots(w);
         let mem = m.memory_counters();
         let slots = u64::from(sc.machine.schedulers) * u64::from(sc.machine.sms);
+        let resident: std::collections::HashMap<u32, crate::engine::view::WarpView> =
+            m.warp_views().into_iter().map(|v| (v.warp, v)).collect();
         let warps = m
             .warp_records()
             .into_iter()
             .map(|r| WarpReport {
+                groups: resident.get(&r.warp).map_or_else(Vec::new, |v| {
+                    v.groups
+                        .iter()
+                        .map(|g| GroupReport {
+                            pc: crate::asm::Program::address(g.pc),
+                            lanes: g.lanes,
+                        })
+                        .collect()
+                }),
+                barriers: resident.get(&r.warp).map_or_else(Vec::new, |v| {
+                    v.barriers
+                        .iter()
+                        .map(|b| BarrierReport {
+                            barrier: b.index,
+                            participants: b.participants,
+                            arrived: b.arrived,
+                        })
+                        .collect()
+                }),
                 warp: r.warp,
                 block: r.block,
                 issued: r.counters.issued,
