@@ -1207,3 +1207,25 @@ fn bad_overrides_exit_2() {
     );
     assert!(o.stdout.is_empty());
 }
+
+/// Written control codes that break a dependence load fine, but `check`
+/// runs them and warns: the IADD3 at pc 0x20 (file line 8) reads R3 one
+/// cycle after the load issued at 4; it lands at 404, 399 cycles later.
+#[test]
+fn check_warns_about_hazards_in_written_control_codes() {
+    let d = scratch("hazard-check");
+    let p = write(
+        &d,
+        "h.yaml",
+        "name: hazard\nlaunch: {threads: 32}\nmemory:\n  data: {type: u32, len: 32}\n\
+         program: |\n  [B------:R-:W-:-:S04] MOV R2, 0x100000\n  [B------:R-:W2:-:S01] LDG.E R3, [R2]\n\
+         \x20 [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ\n  [B------:R-:W-:-:S01] EXIT\n",
+    );
+    let o = warpstep(&["check".as_ref(), p.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("h.yaml:8: read_after_write on R3 by 399 cycles (warp 0, pc 0020)"),
+        "{t}"
+    );
+}

@@ -257,14 +257,36 @@ fn check(args: &[String], controls: bool) -> i32 {
             code = 2;
             continue;
         };
-        if let Err(e) = Machine::new(Arc::new(sc.clone())) {
-            eprintln!("{}: {e}", sc.origin);
-            code = 2;
-            continue;
-        }
+        let mut m = match Machine::new(Arc::new(sc.clone())) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("{}: {e}", sc.origin);
+                code = 2;
+                continue;
+            }
+        };
         outln!("ok  {}  ({})", text::sanitize(&sc.name), sc.origin);
         if controls {
             out!("{}", listing(&sc));
+        }
+        // Written control codes can break a dependence, which only a run
+        // shows: run it and warn about each hazard (the file still loads).
+        if sc.program.instrs.iter().any(|i| i.explicit_control) {
+            m.set_record_issues(false);
+            let _ = m.run();
+            for h in Report::new(&m).hazards {
+                outln!(
+                    "warning: {}:{}: {} on {} by {} cycles (warp {}, pc {:04x}); the run \
+                     follows the codes as hardware would",
+                    sc.origin,
+                    h.line,
+                    h.kind,
+                    h.register,
+                    h.early_by,
+                    h.warp,
+                    h.pc
+                );
+            }
         }
     }
     code
