@@ -300,18 +300,19 @@ pub struct FinalState {
 }
 
 /// An append-only list stored in shared chunks, so a checkpoint of a long
-/// run shares all but the last chunk with the machine it was taken from.
+/// run shares every full chunk with the machine it was taken from; only
+/// the tail (under a chunk) is copied, and pushing takes no atomic.
 #[derive(Debug, Clone)]
 pub struct ChunkLog<T: Clone> {
-    chunks: Vec<Arc<Vec<T>>>,
-    len: usize,
+    full: Vec<Arc<[T]>>,
+    tail: Vec<T>,
 }
 
 impl<T: Clone> Default for ChunkLog<T> {
     fn default() -> Self {
         ChunkLog {
-            chunks: Vec::new(),
-            len: 0,
+            full: Vec::new(),
+            tail: Vec::new(),
         }
     }
 }
@@ -320,27 +321,26 @@ impl<T: Clone> ChunkLog<T> {
     const CHUNK: usize = 1024;
 
     pub fn push(&mut self, v: T) {
-        match self.chunks.last_mut() {
-            Some(c) if c.len() < Self::CHUNK => Arc::make_mut(c).push(v),
-            _ => {
-                let mut c = Vec::with_capacity(Self::CHUNK);
-                c.push(v);
-                self.chunks.push(Arc::new(c));
-            }
+        self.tail.push(v);
+        if self.tail.len() == Self::CHUNK {
+            let chunk: Arc<[T]> = std::mem::take(&mut self.tail).into();
+            self.full.push(chunk);
         }
-        self.len += 1;
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.full.len() * Self::CHUNK + self.tail.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.chunks.iter().flat_map(|c| c.iter())
+        self.full
+            .iter()
+            .flat_map(|c| c.iter())
+            .chain(self.tail.iter())
     }
 }
 
@@ -785,6 +785,23 @@ impl State {
             let threads = block_dim.saturating_sub(first_thread).min(w);
             let launched = lane_mask(threads);
             let gid = block * wpb + in_block;
+            // Reuse a finished warp's allocations when there is one.
+            let mut spare = self.sms[s].spare.pop();
+            let mut regs = spare
+                .as_mut()
+                .map(|b| std::mem::take(&mut b.regs))
+                .unwrap_or_default();
+            regs.clear();
+            regs.resize(nregs * w as usize, 0);
+            let conv = match (sc.machine.convergence, spare.as_mut().map(|b| &mut b.conv)) {
+                (Model::Stack, Some(Convergence::Stack(old))) => {
+                    let mut st = std::mem::replace(old, SimtStack::new(0));
+                    st.reset(launched);
+                    Convergence::Stack(st)
+                }
+                (Model::Stack, _) => Convergence::Stack(SimtStack::new(launched)),
+                (Model::Its, _) => Convergence::Its(Box::new(ItsState::new(launched))),
+            };
             let mut warp = Warp {
                 gid,
                 block,
@@ -797,12 +814,9 @@ impl State {
                 launched,
                 exited: 0,
                 faulted: 0,
-                regs: vec![0; nregs * w as usize],
+                regs,
                 preds: [0; 7],
-                conv: match sc.machine.convergence {
-                    Model::Stack => Convergence::Stack(SimtStack::new(launched)),
-                    Model::Its => Convergence::Its(Box::new(ItsState::new(launched))),
-                },
+                conv,
                 sb: Default::default(),
                 stall_until: t,
                 branch_until: t,
@@ -859,9 +873,15 @@ impl State {
             }
             let sm = &mut self.sms[s];
             sm.wheel.schedule(t, t, slot);
-            sm.age_order.push(slot);
             sm.free &= !(1 << slot);
-            sm.slots[slot as usize] = Some(Box::new(warp));
+            let boxed = match spare {
+                Some(mut b) => {
+                    *b = warp;
+                    b
+                }
+                None => Box::new(warp),
+            };
+            sm.slots[slot as usize] = Some(boxed);
         }
         self.sms[s].blocks.push(ResidentBlock {
             id: block,
@@ -1429,7 +1449,7 @@ impl State {
                     i += 1;
                     continue;
                 }
-                self.sms[s].blocks.remove(i);
+                self.sms[s].blocks.swap_remove(i);
                 self.dispatch_due = true;
                 for slot in convergence::its::lanes(slots) {
                     let sm = &mut self.sms[s];
@@ -1459,9 +1479,9 @@ impl State {
                                 preds: w.preds,
                             });
                         }
+                        sm.spare.push(w);
                     }
                     sm.eligible &= !(1 << slot);
-                    sm.age_order.retain(|&x| x as usize != slot);
                     for st in &mut sm.sched {
                         if st.greedy == Some(slot as u32) {
                             st.greedy = None;

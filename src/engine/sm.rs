@@ -104,8 +104,9 @@ pub struct Sm {
     /// Slots belonging to each scheduler.
     pub sched_mask: Vec<u64>,
     pub sched: Vec<SchedState>,
-    /// Resident slots, oldest first.
-    pub age_order: Vec<u32>,
+    /// Warps of finished blocks, kept so launching a block reuses their
+    /// allocations (register file, stack) instead of allocating anew.
+    pub spare: Vec<Box<Warp>>,
     pub wheel: Wheel,
     /// Last cycle the shared-memory pipe accepted an instruction.
     pub lsu_busy: Option<u64>,
@@ -125,7 +126,7 @@ impl Sm {
             eligible: 0,
             sched_mask,
             sched: vec![SchedState::default(); schedulers as usize],
-            age_order: Vec::new(),
+            spare: Vec::new(),
             wheel: Wheel::default(),
             lsu_busy: None,
         }
@@ -136,15 +137,19 @@ impl Sm {
         self.free
     }
 
+    /// Resident slots of `mask`, oldest (first dispatched) first.
+    fn by_age(&self, mask: u64) -> Vec<u32> {
+        let mut v: Vec<(u64, u32)> = (0..self.slots.len() as u32)
+            .filter(|&slot| mask >> slot & 1 != 0)
+            .filter_map(|slot| self.slots[slot as usize].as_ref().map(|w| (w.age, slot)))
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, slot)| slot).collect()
+    }
+
     /// The scheduler's candidates in the order its policy considers them.
     pub fn policy_order(&self, s: usize, policy: Policy) -> Vec<u32> {
         let mask = self.sched_mask[s];
-        let resident: Vec<u32> = self
-            .age_order
-            .iter()
-            .copied()
-            .filter(|&slot| mask >> slot & 1 != 0)
-            .collect();
         match policy {
             Policy::Lrr => {
                 let mut v: Vec<u32> = (0..self.slots.len() as u32)
@@ -157,7 +162,7 @@ impl Sm {
                 v
             }
             Policy::Gto => {
-                let mut v = resident;
+                let mut v = self.by_age(mask);
                 if let Some(g) = self.sched[s].greedy
                     && let Some(k) = v.iter().position(|&x| x == g)
                 {
@@ -192,11 +197,16 @@ impl Sm {
                 {
                     return Some(g);
                 }
-                self.age_order
-                    .iter()
-                    .copied()
-                    .find(|&slot| cand >> slot & 1 != 0 && Some(slot) != st.greedy)
-                    .or(st.greedy.filter(|&g| cand >> g & 1 != 0))
+                // The oldest eligible warp other than the one that yielded.
+                let others = match st.greedy {
+                    Some(g) => cand & !(1 << g),
+                    None => cand,
+                };
+                let oldest = super::convergence::its::lanes(others)
+                    .filter_map(|slot| self.slots[slot].as_ref().map(|w| (w.age, slot as u32)))
+                    .min()
+                    .map(|(_, slot)| slot);
+                oldest.or(st.greedy.filter(|&g| cand >> g & 1 != 0))
             }
         }
     }

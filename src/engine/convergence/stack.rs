@@ -46,6 +46,16 @@ impl SimtStack {
         }
     }
 
+    /// Back to one entry covering `mask` at pc 0, keeping the allocation.
+    pub fn reset(&mut self, mask: u64) {
+        self.entries.clear();
+        self.entries.push(StackEntry {
+            pc: 0,
+            rpc: EXIT_PC,
+            mask,
+        });
+    }
+
     pub fn top(&self) -> Option<&StackEntry> {
         self.entries.last()
     }
