@@ -332,6 +332,9 @@ mod tests {
         // Stride 2 words: lanes l and l+16 share a bank -> 2 passes.
         let a: Vec<(u32, u32)> = (0..32).map(|l| (8 * l, 4)).collect();
         assert_eq!(bank_passes(&a, 32, &mut s), 2);
+        // Stride 4 words: 32 lanes over 8 banks, 4 distinct words each -> 4.
+        let a: Vec<(u32, u32)> = (0..32).map(|l| (16 * l, 4)).collect();
+        assert_eq!(bank_passes(&a, 32, &mut s), 4);
         // Stride 8 words: 32 lanes over 4 banks, 8 distinct words each -> 8.
         let a: Vec<(u32, u32)> = (0..32).map(|l| (32 * l, 4)).collect();
         assert_eq!(bank_passes(&a, 32, &mut s), 8);

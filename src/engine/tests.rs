@@ -514,3 +514,23 @@ fn skipping_idle_cycles_leaves_no_stale_issue_records() {
     m.run_until(300);
     assert!(m.issues().is_empty());
 }
+
+#[test]
+fn bank_conflicts_replay_the_shared_access() {
+    // Lane l reads word l * stride: stride 2, 4 and 32 put 2, 4 and 32
+    // distinct words in the worst bank. S2R 0 (S04), IMAD 4 (S04), LDS 8
+    // (SB0), the IADD3 waits 24 + 2 x (passes - 1), EXIT one cycle later.
+    for (stride, passes) in [(1u32, 1u64), (2, 2), (4, 4), (32, 32)] {
+        let text = format!(
+            "S2R R0, SR_LANEID\nIMAD R1, R0, {}, RZ\nLDS R2, [R1]\nIADD3 R3, R2, 1, RZ\nEXIT\n",
+            4 * stride
+        );
+        let m = run(scenario_with(&text, |_| {}, one_warp(), vec![]));
+        assert_eq!(
+            m.memory_counters().shared_bank_conflicts,
+            passes - 1,
+            "stride {stride}"
+        );
+        assert_eq!(m.cycle(), 34 + 2 * (passes - 1), "stride {stride}");
+    }
+}
