@@ -1311,7 +1311,6 @@ impl State {
         if self.record_issues {
             self.flag_convergence(&w, active, divergent_before);
         }
-        w.sb.retire(t);
 
         let done = w.is_done();
         if done {
