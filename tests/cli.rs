@@ -12,6 +12,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod support;
+use support::CROSSED;
+
 const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
 
 fn warpstep<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
@@ -1113,27 +1116,6 @@ fn closed_stdout_pipe_is_not_a_crash() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.is_empty(), "{err}");
 }
-
-/// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
-/// for lanes 0..3. BSSY 0, BSSY 1, BRA 2 (splits); both groups arrive at
-/// their BSYNCs without issuing them: deadlock at cycle 2. The BSYNCs are
-/// on file lines 11 and 14.
-const CROSSED: &str = "name: crossed barriers
-machine: {warp_width: 8, convergence: its}
-launch: {threads: 8}
-inputs:
-  P0: \"lane < 4\"
-program: |
-  BSSY B0, j0
-  BSSY B1, j1
-  @P0 BRA j1
-  j0:
-  BSYNC B0
-  EXIT
-  j1:
-  BSYNC B1
-  EXIT
-";
 
 #[test]
 fn a_deadlocked_run_stops_with_exit_1() {

@@ -7,6 +7,9 @@ use warpstep::engine::Machine;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
 
+mod support;
+use support::CROSSED;
+
 fn run(text: &str, convergence: &str) -> Report {
     let text = text.replace("CONVERGENCE", convergence);
     let sc = match Scenario::from_text(&text, Origin::Builtin("its-test".into())) {
@@ -171,25 +174,6 @@ fn without_bssy_its_groups_stay_split_after_the_branch() {
         eff(&with)
     );
 }
-
-/// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
-/// for lanes 0..3: the run stops, and the report shows who waits where.
-const CROSSED: &str = r#"
-name: crossed barriers
-machine: {warp_width: 8, convergence: its}
-launch: {threads: 8}
-inputs: {P0: "lane < 4"}
-program: |
-  BSSY B0, j0
-  BSSY B1, j1
-  @P0 BRA j1
-  j0:
-  BSYNC B0
-  EXIT
-  j1:
-  BSYNC B1
-  EXIT
-"#;
 
 #[test]
 fn a_stopped_run_reports_the_barriers_its_warps_wait_at() {

@@ -3,29 +3,17 @@
 //! Cycle numbers are those of `warpstep run divergent-loop` (540 cycles)
 //! or worked out in the comments.
 
-use std::sync::Arc;
+mod support;
+use support::load_scenario;
 
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use warpstep::scenario::{Origin, Scenario};
 use warpstep::tui::app::{Overlay, Pane};
 use warpstep::tui::keys::{ctrl, parse_keys, press};
 use warpstep::tui::{App, Options, buffer_text, render_to_buffer};
 
-fn scenario(arg: &str) -> Arc<Scenario> {
-    let sc = if arg.contains('\n') {
-        Scenario::from_text(arg, Origin::Builtin("test".into()))
-    } else {
-        warpstep::builtin::resolve(arg)
-    };
-    match sc {
-        Ok(s) => Arc::new(s),
-        Err(e) => panic!("{e}"),
-    }
-}
-
 fn app_opts(arg: &str, opts: Options) -> App {
-    App::new(scenario(arg), opts).expect("links")
+    App::new(load_scenario(arg), opts).expect("links")
 }
 
 fn app(arg: &str) -> App {

@@ -4,12 +4,12 @@
 //! `warpstep run divergent-loop` (and the inline scenarios' reports); the
 //! comments say what to check.
 
-use std::sync::Arc;
+mod support;
+use support::load_scenario;
 
 use insta::assert_snapshot;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use warpstep::scenario::{Origin, Scenario};
 use warpstep::tui::keys::parse_keys;
 use warpstep::tui::{App, Options};
 
@@ -83,25 +83,13 @@ program: |
   EXIT
 ";
 
-fn load(arg: &str) -> Arc<Scenario> {
-    let sc = if arg.contains('\n') {
-        Scenario::from_text(arg, Origin::Builtin("test".into()))
-    } else {
-        warpstep::builtin::resolve(arg)
-    };
-    match sc {
-        Ok(s) => Arc::new(s),
-        Err(e) => panic!("{e}"),
-    }
-}
-
 fn app_with(arg: &str, keys: &str, ascii: bool) -> App {
     let opts = Options {
         ascii,
         color: true,
         animate: false,
     };
-    let mut app = App::new(load(arg), opts).expect("links");
+    let mut app = App::new(load_scenario(arg), opts).expect("links");
     for k in parse_keys(keys).expect("key script") {
         app.handle_key(k);
     }

@@ -5,6 +5,8 @@
 //! [`Session`] kills the tmux server and removes the directory, so both go
 //! even when the test fails.
 //!
+//! It also holds the scenarios and the loader several test crates share.
+//!
 //! Each test crate that uses it declares `mod support;`. Not every crate
 //! uses every helper, hence the `dead_code` allowance.
 
@@ -12,7 +14,44 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use warpstep::scenario::{Origin, Scenario};
+
+/// A scenario from inline YAML (text with a newline) or a built-in name.
+pub fn load_scenario(arg: &str) -> Arc<Scenario> {
+    let sc = if arg.contains('\n') {
+        Scenario::from_text(arg, Origin::Builtin("test".into()))
+    } else {
+        warpstep::builtin::resolve(arg)
+    };
+    match sc {
+        Ok(s) => Arc::new(s),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Lanes 0..3 wait at `BSYNC B1` for lanes 4..7, which wait at `BSYNC B0`
+/// for lanes 0..3. BSSY 0, BSSY 1, BRA 2 (splits); both groups arrive at
+/// their BSYNCs without issuing them: deadlock at cycle 2. The BSYNCs are
+/// on file lines 11 and 14.
+pub const CROSSED: &str = "name: crossed barriers
+machine: {warp_width: 8, convergence: its}
+launch: {threads: 8}
+inputs:
+  P0: \"lane < 4\"
+program: |
+  BSSY B0, j0
+  BSSY B1, j1
+  @P0 BRA j1
+  j0:
+  BSYNC B0
+  EXIT
+  j1:
+  BSYNC B1
+  EXIT
+";
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
