@@ -57,7 +57,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
     s.wait_for("the full layout", |scr| scr.contains("Lane 0 of w0"));
     // An animated run to the end (60 cycles/s), stopped part way.
     s.keys(&["e"]);
-    s.wait_for("the run under way", |scr| {
+    s.wait_for_moving("the run under way", |scr| {
         status_cycle(scr).is_some_and(|c| c >= 20)
     });
     s.keys(&["x"]);

@@ -217,7 +217,9 @@ fn replay_through_ssh_with_a_forced_command() {
     // A resize travels over SSH: the full layout from 120x32.
     rig.pane
         .tmux(&["resize-window", "-t", "main", "-x", "130", "-y", "40"]);
-    let big = rig.wait_for("the full layout", |s| s.contains("Lane 0 of w0"));
+    let big = rig.wait_for("the full layout", |s| {
+        s.contains("Lane 0 of w0") && status_cycle(s).is_some()
+    });
     assert_eq!(status_cycle(&big), Some(2));
 
     rig.pane.keys(&["q"]);

@@ -174,7 +174,9 @@ impl Session {
         self.tmux(&args);
     }
 
-    /// Waits until the screen satisfies `ok`; panics with it otherwise.
+    /// Waits until the screen satisfies `ok` and has settled (two reads in a
+    /// row, a poll apart, are the same), so that what the caller asserts next
+    /// is not a frame caught half drawn; panics with the screen otherwise.
     pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         self.wait_for_or(what, ok, String::new)
     }
@@ -186,14 +188,44 @@ impl Session {
         ok: impl Fn(&str) -> bool,
         more: impl Fn() -> String,
     ) -> String {
+        self.poll_until(what, ok, more, true)
+    }
+
+    /// As `wait_for` without waiting for the screen to settle: for a screen
+    /// that keeps changing (an animated run).
+    #[allow(dead_code)]
+    pub fn wait_for_moving(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        self.poll_until(what, ok, String::new, false)
+    }
+
+    fn poll_until(
+        &self,
+        what: &str,
+        ok: impl Fn(&str) -> bool,
+        more: impl Fn() -> String,
+        settled: bool,
+    ) -> String {
         let start = Instant::now();
+        let mut last: Option<String> = None;
         loop {
             let s = self.screen();
             if ok(&s) {
-                return s;
+                if !settled || last.as_deref() == Some(s.as_str()) {
+                    return s;
+                }
+                last = Some(s);
+            } else {
+                if start.elapsed() > self.wait {
+                    panic!("timed out waiting for {what}; the screen:\n{s}{}", more());
+                }
+                last = None;
             }
-            if start.elapsed() > self.wait {
-                panic!("timed out waiting for {what}; the screen:\n{s}{}", more());
+            if start.elapsed() > self.wait + self.wait {
+                panic!(
+                    "the screen never settled while waiting for {what}; the last:\n{}{}",
+                    last.unwrap_or_default(),
+                    more()
+                );
             }
             std::thread::sleep(self.poll);
         }
