@@ -16,7 +16,7 @@ use crate::asm::ir::{
 
 use super::convergence::its::lanes;
 use super::memory::{self, Coalescing, FaultKind, GlobalMemory, SharedMemory};
-use super::warp::Warp;
+use super::warp::{Warp, lane_mask};
 
 const CANONICAL_NAN: u32 = 0x7fff_ffff;
 
@@ -30,8 +30,10 @@ pub struct Scratch {
     pub bank_words: Vec<(u32, u32)>,
     /// Lanes that faulted: `(lane, address, kind)`.
     pub faults: Vec<(u32, u32, FaultKind)>,
-    /// A global store's lanes, `(address, bytes)`, and their results.
-    pub stores: Vec<(u32, [u8; 16])>,
+    /// A global store's lanes: addresses, the words each stores (one per
+    /// register), the lane numbers, and the results.
+    pub stores: Vec<u32>,
+    pub store_words: Vec<u32>,
     pub store_lanes: Vec<u32>,
     pub store_results: Vec<Result<(), FaultKind>>,
 }
@@ -71,6 +73,7 @@ impl Default for Scratch {
             bank_words: Vec::with_capacity(256),
             faults: Vec::new(),
             stores: Vec::with_capacity(64),
+            store_words: Vec::with_capacity(256),
             store_lanes: Vec::with_capacity(64),
             store_results: Vec::with_capacity(64),
         }
@@ -403,20 +406,19 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
         // Global stores go as one batch: see `GlobalMemory::write_lanes`.
         let sc = &mut *env.scratch;
         sc.stores.clear();
+        sc.store_words.clear();
         sc.store_lanes.clear();
-        for l in (0..n).filter(|&l| on >> l & 1 != 0) {
-            let mut buf = [0u8; 16];
+        for l in lanes(on & lane_mask(n as u32)) {
             for k in 0..nregs {
-                let v = w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes();
-                let take = (size as usize).min(4);
-                buf[4 * k..4 * k + take].copy_from_slice(&v[..take]);
+                sc.store_words
+                    .push(w.reg(reg.saturating_add(k as u8), l as u32));
             }
-            sc.stores.push((a[l], buf));
+            sc.stores.push(a[l]);
             sc.store_lanes.push(l as u32);
         }
         env.global
-            .write_lanes(&sc.stores, size, &mut sc.store_results);
-        for ((&lane, &(address, _)), result) in
+            .write_lanes(&sc.stores, &sc.store_words, size, &mut sc.store_results);
+        for ((&lane, &address), result) in
             sc.store_lanes.iter().zip(&sc.stores).zip(&sc.store_results)
         {
             match result {

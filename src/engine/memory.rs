@@ -55,13 +55,18 @@ impl GlobalMemory {
             .map(|b| {
                 let len = b.len.saturating_mul(4);
                 let mut pages = Vec::with_capacity((len as usize).div_ceil(PAGE));
+                // Untouched zero pages share one page until written.
+                let zero = Arc::new([0u8; PAGE]);
                 for chunk_start in (0..len as usize).step_by(PAGE) {
-                    let mut page = [0u8; PAGE];
                     let end = (chunk_start + PAGE).min(b.init.len());
-                    if chunk_start < end {
-                        page[..end - chunk_start].copy_from_slice(&b.init[chunk_start..end]);
+                    let init = b.init.get(chunk_start..end).unwrap_or_default();
+                    if init.iter().all(|&x| x == 0) {
+                        pages.push(Arc::clone(&zero));
+                    } else {
+                        let mut page = [0u8; PAGE];
+                        page[..init.len()].copy_from_slice(init);
+                        pages.push(Arc::new(page));
                     }
-                    pages.push(Arc::new(page));
                 }
                 Buffer {
                     name: b.name.as_str().into(),
@@ -112,20 +117,35 @@ impl GlobalMemory {
         Ok(())
     }
 
-    /// Writes each `(address, bytes)` of one store, `size` bytes each, and
-    /// pushes one result per item. Consecutive items in one page share one
-    /// copy-on-write check (an atomic operation) instead of one a lane.
+    /// Writes one store's lanes: lane `i` writes `size` bytes at
+    /// `addrs[i]`, taken from its words `words[i * k..(i + 1) * k]` (`k`
+    /// words a lane, one per register, little-endian; a store under 4 bytes
+    /// takes the low bytes of its one word). Pushes one result per lane.
+    /// Consecutive lanes in one page share one copy-on-write check (an
+    /// atomic operation) instead of one a lane.
     pub fn write_lanes(
         &mut self,
-        items: &[(u32, [u8; 16])],
+        addrs: &[u32],
+        words: &[u32],
         size: u32,
         results: &mut Vec<Result<(), FaultKind>>,
     ) {
         results.clear();
         let n = size as usize;
+        let k = n.div_ceil(4).max(1);
+        let lane_bytes = |page: &mut [u8; PAGE], o: usize, i: usize| {
+            let ws = &words[i * k..(i + 1) * k];
+            if n < 4 {
+                page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
+            } else {
+                for (j, wd) in ws.iter().enumerate() {
+                    page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
+                }
+            }
+        };
         let mut i = 0;
-        while i < items.len() {
-            let (b, off) = match self.locate(items[i].0, size) {
+        while i < addrs.len() {
+            let (b, off) = match self.locate(addrs[i], size) {
                 Ok(x) => x,
                 Err(e) => {
                     results.push(Err(e));
@@ -138,15 +158,14 @@ impl GlobalMemory {
             let lo = u64::from(buf.base) + (p * PAGE) as u64;
             let hi = (lo + PAGE as u64).min(u64::from(buf.base) + u64::from(buf.len));
             let page = Arc::make_mut(&mut self.buffers[b].pages[p]);
-            // The first item is in this page (it was just located), so the
+            // The first lane is in this page (it was just located), so the
             // loop always makes progress.
-            while let Some(&(addr, data)) = items.get(i) {
+            while let Some(&addr) = addrs.get(i) {
                 let a = u64::from(addr);
                 if !addr.is_multiple_of(size) || a < lo || a + u64::from(size) > hi {
                     break;
                 }
-                let o = (a - lo) as usize;
-                page[o..o + n].copy_from_slice(&data[..n]);
+                lane_bytes(page, (a - lo) as usize, i);
                 results.push(Ok(()));
                 i += 1;
             }
@@ -360,21 +379,10 @@ mod tests {
         };
         let mut g = GlobalMemory::new(&[spec]);
         let keep = g.clone();
-        let word = |v: u32| {
-            let mut b = [0u8; 16];
-            b[..4].copy_from_slice(&v.to_le_bytes());
-            b
-        };
         // Two lanes in page 0, one past the end, one misaligned, one in page 1.
-        let items = [
-            (0x10_0000, word(1)),
-            (0x10_0004, word(2)),
-            (0x10_2000, word(3)),
-            (0x10_0006, word(4)),
-            (0x10_1000, word(5)),
-        ];
+        let addrs = [0x10_0000, 0x10_0004, 0x10_2000, 0x10_0006, 0x10_1000];
         let mut r = Vec::new();
-        g.write_lanes(&items, 4, &mut r);
+        g.write_lanes(&addrs, &[1, 2, 3, 4, 5], 4, &mut r);
         assert_eq!(
             r,
             vec![
@@ -388,6 +396,14 @@ mod tests {
         assert_eq!(g.word(0x10_0004), Some(2));
         assert_eq!(g.word(0x10_1000), Some(5));
         assert_eq!(keep.word(0x10_1000), Some(0));
+        // Two words a lane (8 bytes), and the low byte of one (1 byte).
+        g.write_lanes(&[0x10_0010, 0x10_0018], &[7, 9, 11, 13], 8, &mut r);
+        assert_eq!(r, vec![Ok(()), Ok(())]);
+        let words: Vec<_> = (0..4).map(|i| g.word(0x10_0010 + 4 * i)).collect();
+        assert_eq!(words, [Some(7), Some(9), Some(11), Some(13)]);
+        g.write_lanes(&[0x10_0021, 0x10_0023], &[0x1234_56aa, 0xbb], 1, &mut r);
+        assert_eq!(r, vec![Ok(()), Ok(())]);
+        assert_eq!(g.word(0x10_0020), Some(0xbb00_aa00));
     }
 
     #[test]

@@ -304,7 +304,7 @@ pub struct FinalState {
 /// the tail (under a chunk) is copied, and pushing takes no atomic.
 #[derive(Debug, Clone)]
 pub struct ChunkLog<T: Clone> {
-    full: Vec<Arc<[T]>>,
+    full: Vec<Arc<Vec<T>>>,
     tail: Vec<T>,
 }
 
@@ -321,10 +321,13 @@ impl<T: Clone> ChunkLog<T> {
     const CHUNK: usize = 1024;
 
     pub fn push(&mut self, v: T) {
+        if self.tail.capacity() == 0 {
+            self.tail.reserve_exact(Self::CHUNK);
+        }
         self.tail.push(v);
         if self.tail.len() == Self::CHUNK {
-            let chunk: Arc<[T]> = std::mem::take(&mut self.tail).into();
-            self.full.push(chunk);
+            // A full chunk moves into its `Arc` without being copied.
+            self.full.push(Arc::new(std::mem::take(&mut self.tail)));
         }
     }
 
@@ -662,9 +665,11 @@ impl State {
     /// Steps until cycle `target` (or the end), skipping idle cycles.
     fn run_until(&mut self, sh: &Shared, target: u64) {
         while self.cycle < target && !self.halted() {
-            self.skip_idle(sh, target);
-            if self.cycle >= target || self.halted() {
-                break;
+            if self.sms.iter().all(|sm| sm.eligible == 0) {
+                self.skip_idle(sh, target);
+                if self.cycle >= target || self.halted() {
+                    break;
+                }
             }
             self.step(sh);
         }
@@ -739,7 +744,10 @@ impl State {
         if self.next_block >= sh.cfg.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
             self.finished = true;
         } else if self.error.is_none() {
-            self.check_deadlock(sh);
+            // Only a machine with no eligible warp can be deadlocked.
+            if self.sms.iter().all(|sm| sm.eligible == 0) {
+                self.check_deadlock(sh);
+            }
             self.check_limit(sh);
         }
         true
@@ -1016,8 +1024,10 @@ impl State {
                     );
                     w.counters.stalls.add(Reason::DispatchStall, 1);
                     self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
-                    self.issues
-                        .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
+                    if self.record_issues {
+                        self.issues
+                            .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
+                    }
                 }
                 continue;
             }
@@ -1072,8 +1082,10 @@ impl State {
         p.executions += 1;
         p.thread_inst_executed += u64::from(active.count_ones());
         p.thread_inst_executed_pred_on += u64::from(on.count_ones());
-        self.issues
-            .push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
+        if self.record_issues {
+            self.issues
+                .push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
+        }
 
         if self.check_hazards {
             self.check_hazards_at(&mut w, d, pc, active, t);
