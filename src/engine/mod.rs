@@ -1045,15 +1045,20 @@ impl State {
         let sc = &sh.scenario;
         let lat = sh.cfg.latency;
         let taken_first = sh.cfg.taken_first;
-        let Some(mut w) = self.sms[s].slots[slot as usize].take() else {
+        let Some(w) = self.sms[s].slots[slot as usize].take() else {
             return;
         };
+        // Not dropped if something below panics (it would be a bug, and the
+        // machine is unusable then anyway): without a drop on unwind the
+        // compiler keeps no cleanup paths through this hot function.
+        let mut holder = std::mem::ManuallyDrop::new(w);
+        let w: &mut Warp = &mut holder;
         let d = &code[pc as usize];
         let ins = &d.instr;
         // Cycle t is `selected`; from t + 1 the warp is re-evaluated.
         Self::set_status(
             &mut self.pcs,
-            &mut w,
+            w,
             Status::Blocked {
                 reason: Reason::Wait,
                 labelled: Reason::Wait,
@@ -1063,32 +1068,47 @@ impl State {
             },
             t,
         );
-        w.counters.stalls.add(Reason::Selected, 1);
-        self.pcs[pc as usize].stalls.add(Reason::Selected, 1);
-        self.sms[s].eligible &= !(1 << slot);
-        self.sms[s].sched[k].last = Some(slot);
-        self.sms[s].sched[k].greedy = Some(slot);
+        let sm = &mut self.sms[s];
+        sm.eligible &= !(1 << slot);
+        sm.sched[k].last = Some(slot);
+        sm.sched[k].greedy = Some(slot);
 
         let live = w.live();
         let on = active & w.pred_mask(ins.guard);
         let full = w.full();
+        // Counting lanes is a dozen instructions on a CPU without POPCNT:
+        // count each mask once, and skip the masks that are usually empty.
+        let n_active = u64::from(active.count_ones());
+        let n_on = if on == active {
+            n_active
+        } else {
+            u64::from(on.count_ones())
+        };
         let c = &mut w.counters;
+        c.stalls.add(Reason::Selected, 1);
         c.issued += 1;
-        c.thread_inst_executed += u64::from(active.count_ones());
-        c.thread_inst_executed_pred_on += u64::from(on.count_ones());
-        c.exited_slots += u64::from((w.launched & !live).count_ones());
-        c.never_launched_slots += u64::from((full & !w.launched).count_ones());
+        c.thread_inst_executed += n_active;
+        c.thread_inst_executed_pred_on += n_on;
+        let gone = w.launched & !live;
+        if gone != 0 {
+            c.exited_slots += u64::from(gone.count_ones());
+        }
+        let unlaunched = full & !w.launched;
+        if unlaunched != 0 {
+            c.never_launched_slots += u64::from(unlaunched.count_ones());
+        }
         let p = &mut self.pcs[pc as usize];
+        p.stalls.add(Reason::Selected, 1);
         p.executions += 1;
-        p.thread_inst_executed += u64::from(active.count_ones());
-        p.thread_inst_executed_pred_on += u64::from(on.count_ones());
+        p.thread_inst_executed += n_active;
+        p.thread_inst_executed_pred_on += n_on;
         if self.record_issues {
             self.issues
                 .push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
         }
 
         if self.check_hazards {
-            self.check_hazards_at(&mut w, d, pc, active, t);
+            self.check_hazards_at(w, d, pc, active, t);
         }
 
         // Data effects.
@@ -1113,7 +1133,7 @@ impl State {
                 blocks: sh.cfg.blocks,
                 c_hi: d.c_hi,
             };
-            exec::execute(&mut w, &ins.op, on, active, &mut env)
+            exec::execute(w, &ins.op, on, active, &mut env)
         };
         let mut latency = match ins.class {
             Class::Alu | Class::Control => lat.alu,
@@ -1181,7 +1201,7 @@ impl State {
         }
         if self.check_hazards {
             let on_now = active & w.pred_mask(ins.guard);
-            self.record_writes(&mut w, d, pc, on_now, t, latency, lat);
+            self.record_writes(w, d, pc, on_now, t, latency, lat);
         }
         let stall = u64::from(ins.control.stall.max(1));
         w.stall_until = t + stall;
@@ -1321,7 +1341,7 @@ impl State {
             w.branch_until = w.stall_until + u64::from(lat.branch);
         }
         if self.record_issues {
-            self.flag_convergence(&w, active, divergent_before);
+            self.flag_convergence(w, active, divergent_before);
         }
 
         let done = w.is_done();
@@ -1349,7 +1369,7 @@ impl State {
             w.wake_at = self.sms[s].wheel.schedule(t + 1, w.stall_until, slot);
         }
         let block = w.block;
-        self.sms[s].slots[slot as usize] = Some(w);
+        self.sms[s].slots[slot as usize] = Some(std::mem::ManuallyDrop::into_inner(holder));
         if !done && waiting.is_none() {
             // Nothing another warp does later in this cycle changes this
             // warp's readiness (a barrier release re-wakes it), so it is
