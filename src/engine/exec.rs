@@ -524,15 +524,17 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             write(w, d, a, on);
         }
         Op::S2r { d, sr } => {
+            // Lane l reads `base + l * step`.
+            let (base, step) = match sr {
+                SpecialReg::TidX => (w.in_block * w.width, 1),
+                SpecialReg::CtaidX => (w.block, 0),
+                SpecialReg::NtidX => (env.block_dim, 0),
+                SpecialReg::NctaidX => (env.blocks, 0),
+                SpecialReg::LaneId => (0, 1),
+                SpecialReg::WarpId => (w.slot, 0),
+            };
             for (l, x) in r[..n].iter_mut().enumerate() {
-                *x = match sr {
-                    SpecialReg::TidX => w.in_block * w.width + l as u32,
-                    SpecialReg::CtaidX => w.block,
-                    SpecialReg::NtidX => env.block_dim,
-                    SpecialReg::NctaidX => env.blocks,
-                    SpecialReg::LaneId => l as u32,
-                    SpecialReg::WarpId => w.slot,
-                };
+                *x = base.wrapping_add(step * l as u32);
             }
             write(w, d, r, on);
         }

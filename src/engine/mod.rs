@@ -850,30 +850,34 @@ impl State {
                 warp.read_until = vec![0; rows * w as usize];
             }
             self.next_age += 1;
-            for lane in 0..threads {
-                let tid = u64::from(block) * u64::from(block_dim) + u64::from(first_thread + lane);
-                let ctx = ThreadCtx {
-                    tid,
-                    lane,
-                    warp: u64::from(gid),
-                    block: u64::from(block),
-                    ntid: block_dim,
-                    nthreads: sc.launch.threads(),
-                };
-                for input in &sc.inputs {
-                    let v = input.value(&ctx);
-                    match input.target {
-                        InputTarget::Reg(r) => {
-                            if let Some(x) = warp
-                                .regs
-                                .get_mut(usize::from(r) * w as usize + lane as usize)
-                            {
-                                *x = v;
+            // Per-lane inputs (`lanes:`), when the scenario has any.
+            if !sc.inputs.is_empty() {
+                for lane in 0..threads {
+                    let tid =
+                        u64::from(block) * u64::from(block_dim) + u64::from(first_thread + lane);
+                    let ctx = ThreadCtx {
+                        tid,
+                        lane,
+                        warp: u64::from(gid),
+                        block: u64::from(block),
+                        ntid: block_dim,
+                        nthreads: sc.launch.threads(),
+                    };
+                    for input in &sc.inputs {
+                        let v = input.value(&ctx);
+                        match input.target {
+                            InputTarget::Reg(r) => {
+                                if let Some(x) = warp
+                                    .regs
+                                    .get_mut(usize::from(r) * w as usize + lane as usize)
+                                {
+                                    *x = v;
+                                }
                             }
-                        }
-                        InputTarget::Pred(p) => {
-                            if v != 0 {
-                                warp.preds[usize::from(p) % 7] |= 1 << lane;
+                            InputTarget::Pred(p) => {
+                                if v != 0 {
+                                    warp.preds[usize::from(p) % 7] |= 1 << lane;
+                                }
                             }
                         }
                     }
@@ -1042,7 +1046,6 @@ impl State {
     #[allow(clippy::too_many_arguments)]
     fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
         let code = &sh.code;
-        let sc = &sh.scenario;
         let lat = sh.cfg.latency;
         let taken_first = sh.cfg.taken_first;
         let Some(w) = self.sms[s].slots[slot as usize].take() else {
@@ -1252,89 +1255,10 @@ impl State {
                 }
                 _ => stack.goto(pc + 1, live),
             },
-            Convergence::Its(its) => {
-                let rest = active & !on;
-                match ins.op {
-                    Op::Bra { target } => {
-                        w.counters.branches += 1;
-                        taken_any = on != 0;
-                        if on != 0 && rest != 0 {
-                            w.counters.divergent_branches += 1;
-                        }
-                        its.set_pc(on, target);
-                        its.set_pc(rest, pc + 1);
-                        let first_taken = if taken_first { on != 0 } else { rest == 0 };
-                        its.current = Some(if first_taken { target } else { pc + 1 });
-                    }
-                    Op::Break { barrier } => {
-                        w.counters.branches += 1;
-                        if on != 0 && rest != 0 {
-                            w.counters.divergent_branches += 1;
-                        }
-                        its.brk(barrier, on);
-                        its.set_pc(active, pc + 1);
-                        its.current = Some(pc + 1);
-                    }
-                    Op::Exit => {
-                        w.exited |= on;
-                        its.set_pc(rest, pc + 1);
-                        its.current = (rest != 0).then_some(pc + 1);
-                    }
-                    Op::Bssy { barrier, target } => {
-                        its.bssy(barrier, on, target);
-                        its.set_pc(active, pc + 1);
-                        its.current = Some(pc + 1);
-                    }
-                    Op::Bsync { .. } | Op::Warpsync { .. } => {
-                        // The lanes arrived (and were released) before
-                        // issuing: the merged group now moves on.
-                        its.set_pc(active, pc + 1);
-                        its.released &= !active;
-                        its.current = Some(pc + 1);
-                    }
-                    Op::BarSync { .. } => {
-                        its.set_pc(rest, pc + 1);
-                        its.bar_arrive(on);
-                        its.current = None;
-                    }
-                    _ => {
-                        its.set_pc(active, pc + 1);
-                        its.current = Some(pc + 1);
-                    }
-                }
-                let live = w.launched & !w.exited & !w.faulted;
-                its.retain_live(live);
-                let first = live.trailing_zeros().min(63);
-                let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);
-                its.arrive(live, sync_at);
-                if its.release(live) != 0 {
-                    its.refresh(live);
-                }
-                let at_bar = its.waiting(live, Some(LaneWait::Bar));
-                if at_bar != 0 && live & !at_bar == 0 {
-                    w.at_bar = true;
-                    bar_arrived = true;
-                }
-                if live != 0 && its.groups.is_empty() && at_bar == 0 {
-                    // Name the file lines where the lanes wait.
-                    let mut lines: Vec<u32> = convergence::its::lanes(live)
-                        .filter_map(|l| code.get(its.pc[l] as usize))
-                        .map(|d| sc.program_line + d.instr.line - 1)
-                        .collect();
-                    lines.sort_unstable();
-                    lines.dedup();
-                    let at: Vec<String> = lines.iter().map(|l| format!("line {l}")).collect();
-                    self.error = Some(RunError::Deadlock {
-                        cycle: t,
-                        detail: format!(
-                            "every lane of warp {} waits at a convergence barrier ({}) that no \
-                             other lane can release; check that each BSSY's lanes all reach its \
-                             BSYNC or leave with BREAK",
-                            w.gid,
-                            at.join(", ")
-                        ),
-                    });
-                }
+            Convergence::Its(_) => {
+                let (arrived, taken) = its_control(sh, w, d, pc, on, active, &mut self.error, t);
+                bar_arrived = arrived;
+                taken_any = taken;
             }
         }
         if taken_any {
@@ -1684,6 +1608,119 @@ impl State {
             );
         }
     }
+}
+
+/// The `its` model's side of issuing: lanes move, groups arrive at and
+/// leave convergence barriers, and a warp whose every lane waits at one is
+/// a deadlock. Returns whether the warp arrived at a block barrier and
+/// whether a branch was taken. Kept out of `issue` so the `stack` model's
+/// hot path stays small.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn its_control(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    active: u64,
+    error: &mut Option<RunError>,
+    t: u64,
+) -> (bool, bool) {
+    let code = &sh.code;
+    let sc = &sh.scenario;
+    let taken_first = sh.cfg.taken_first;
+    let ins = &d.instr;
+    let full = w.full();
+    let mut bar_arrived = false;
+    let mut taken_any = false;
+    let Convergence::Its(its) = &mut w.conv else {
+        return (false, false);
+    };
+
+    let rest = active & !on;
+    match ins.op {
+        Op::Bra { target } => {
+            w.counters.branches += 1;
+            taken_any = on != 0;
+            if on != 0 && rest != 0 {
+                w.counters.divergent_branches += 1;
+            }
+            its.set_pc(on, target);
+            its.set_pc(rest, pc + 1);
+            let first_taken = if taken_first { on != 0 } else { rest == 0 };
+            its.current = Some(if first_taken { target } else { pc + 1 });
+        }
+        Op::Break { barrier } => {
+            w.counters.branches += 1;
+            if on != 0 && rest != 0 {
+                w.counters.divergent_branches += 1;
+            }
+            its.brk(barrier, on);
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+        Op::Exit => {
+            w.exited |= on;
+            its.set_pc(rest, pc + 1);
+            its.current = (rest != 0).then_some(pc + 1);
+        }
+        Op::Bssy { barrier, target } => {
+            its.bssy(barrier, on, target);
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+        Op::Bsync { .. } | Op::Warpsync { .. } => {
+            // The lanes arrived (and were released) before
+            // issuing: the merged group now moves on.
+            its.set_pc(active, pc + 1);
+            its.released &= !active;
+            its.current = Some(pc + 1);
+        }
+        Op::BarSync { .. } => {
+            its.set_pc(rest, pc + 1);
+            its.bar_arrive(on);
+            its.current = None;
+        }
+        _ => {
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+    }
+    let live = w.launched & !w.exited & !w.faulted;
+    its.retain_live(live);
+    let first = live.trailing_zeros().min(63);
+    let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);
+    its.arrive(live, sync_at);
+    if its.release(live) != 0 {
+        its.refresh(live);
+    }
+    let at_bar = its.waiting(live, Some(LaneWait::Bar));
+    if at_bar != 0 && live & !at_bar == 0 {
+        w.at_bar = true;
+        bar_arrived = true;
+    }
+    if live != 0 && its.groups.is_empty() && at_bar == 0 {
+        // Name the file lines where the lanes wait.
+        let mut lines: Vec<u32> = convergence::its::lanes(live)
+            .filter_map(|l| code.get(its.pc[l] as usize))
+            .map(|d| sc.program_line + d.instr.line - 1)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let at: Vec<String> = lines.iter().map(|l| format!("line {l}")).collect();
+        *error = Some(RunError::Deadlock {
+            cycle: t,
+            detail: format!(
+                "every lane of warp {} waits at a convergence barrier ({}) that no \
+                     other lane can release; check that each BSSY's lanes all reach its \
+                     BSYNC or leave with BREAK",
+                w.gid,
+                at.join(", ")
+            ),
+        });
+    }
+    (bar_arrived, taken_any)
 }
 
 /// The row of register or predicate `r` in a warp's hazard tables, which
