@@ -94,6 +94,16 @@ fn copy_lanes(dst: &mut [u32], src: &[u32]) {
     }
 }
 
+/// Sets every lane to `v`; as [`copy_lanes`], the common width is a
+/// fixed-size store instead of a loop.
+#[inline(always)]
+fn fill_lanes(dst: &mut [u32], v: u32) {
+    match <&mut [u32; 32]>::try_from(&mut *dst) {
+        Ok(d) => *d = [v; 32],
+        Err(_) => dst.fill(v),
+    }
+}
+
 fn row(w: &Warp, r: u8) -> Option<&[u32]> {
     if r == RZ {
         return None;
@@ -112,7 +122,7 @@ fn fetch(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
         Src::Reg(r) => {
             match row(w, r.reg) {
                 Some(v) => copy_lanes(&mut out[..n], v),
-                None => out[..n].fill(0),
+                None => fill_lanes(&mut out[..n], 0),
             }
             let lanes = &mut out[..n];
             match (float, r.neg) {
@@ -126,9 +136,9 @@ fn fetch(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
                 _ => {}
             }
         }
-        Src::Imm(v) => out[..n].fill(v),
+        Src::Imm(v) => fill_lanes(&mut out[..n], v),
         // Constants are resolved before execution; a stray one reads zero.
-        Src::Const { .. } => out[..n].fill(0),
+        Src::Const { .. } => fill_lanes(&mut out[..n], 0),
     }
 }
 
