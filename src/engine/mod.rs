@@ -1028,6 +1028,9 @@ impl State {
         }
     }
 
+    // Always inlined, as `issue` is: the run loop's copies for different
+    // CPUs (see `run_until`) each get their own.
+    #[inline(always)]
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
         let policy = sh.cfg.policy;
         for k in 0..self.sms[s].sched.len() {
@@ -1074,6 +1077,7 @@ impl State {
 
     /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
         let code = &sh.code;
         let lat = sh.cfg.latency;
