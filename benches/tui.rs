@@ -1,4 +1,4 @@
-//! The stepper's performance targets (issue 5), on a 64-warp scenario that
+//! The stepper's performance targets, on a 64-warp scenario that
 //! runs for just over a million cycles:
 //!
 //! - keypress to finished redraw at 200x60: under 16 ms;
