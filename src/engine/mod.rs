@@ -694,7 +694,7 @@ impl State {
     #[inline(always)]
     fn run_until_portable(&mut self, sh: &Shared, target: u64) {
         while self.cycle < target && !self.halted() {
-            if self.sms.iter().all(|sm| sm.eligible == 0) {
+            if self.idle() {
                 self.skip_idle(sh, target);
                 if self.cycle >= target || self.halted() {
                     break;
@@ -704,13 +704,16 @@ impl State {
         }
     }
 
-    /// When no warp can issue and no block waits for a slot, jumps to the
-    /// next cycle at which a warp wakes (never past `target`). Skipped
-    /// cycles would have changed nothing: stall time is charged lazily.
+    /// No warp on any SM is eligible to issue.
+    fn idle(&self) -> bool {
+        self.sms.iter().all(|sm| sm.eligible == 0)
+    }
+
+    /// On an [`State::idle`] machine where no block waits for a slot,
+    /// jumps to the next cycle at which a warp wakes (never past
+    /// `target`). Skipped cycles would have changed nothing: stall time is
+    /// charged lazily.
     fn skip_idle(&mut self, sh: &Shared, target: u64) {
-        if self.sms.iter().any(|sm| sm.eligible != 0) {
-            return;
-        }
         if self.next_block < sh.cfg.blocks && self.sms.iter().any(|sm| self.fits(sh, sm)) {
             return;
         }
@@ -775,7 +778,7 @@ impl State {
             self.finished = true;
         } else if self.error.is_none() {
             // Only a machine with no eligible warp can be deadlocked.
-            if self.sms.iter().all(|sm| sm.eligible == 0) {
+            if self.idle() {
                 self.check_deadlock(sh);
             }
             self.check_limit(sh);
@@ -1481,12 +1484,13 @@ impl State {
         }
     }
 
-    /// Stops the run when no warp can ever issue again.
+    /// Stops the run of an [`State::idle`] machine when no warp can ever
+    /// issue again.
     fn check_deadlock(&mut self, sh: &Shared) {
         let nothing_pending = self
             .sms
             .iter()
-            .all(|sm| sm.eligible == 0 && sm.wheel.next_due(self.cycle).is_none());
+            .all(|sm| sm.wheel.next_due(self.cycle).is_none());
         if !nothing_pending {
             return;
         }
