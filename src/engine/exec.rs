@@ -504,8 +504,7 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
 /// Executes the data effect of `op` for the lanes in `on` (active and
 /// predicated on); `active` is the issuing mask, which SHFL reads from.
 /// Control flow is the convergence model's business, not done here.
-// Always inlined into `issue`, so the run loop's copy for newer CPUs (see
-// `State::run_until`) has its own copy of the lane loops.
+// Always inlined into `issue` (see `State::issue_sm`).
 #[inline(always)]
 pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
     // At most 64 lanes: stating it lets the compiler drop bounds checks.

@@ -663,36 +663,7 @@ impl State {
     }
 
     /// Steps until cycle `target` (or the end), skipping idle cycles.
-    ///
-    /// On an x86-64 CPU with AVX2, BMI and POPCNT (most made since 2015)
-    /// the loop runs as a copy compiled for those instructions, picked at
-    /// run time; a portable build would otherwise never use them. Both
-    /// copies compute the same results: nothing here is floating-point
-    /// reassociation, and fused multiply-adds are explicit.
     fn run_until(&mut self, sh: &Shared, target: u64) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("lzcnt")
-            && std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has every feature the copy is compiled for.
-            unsafe { self.run_until_x86_64_v3(sh, target) };
-            return;
-        }
-        self.run_until_portable(sh, target);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,fma")]
-    fn run_until_x86_64_v3(&mut self, sh: &Shared, target: u64) {
-        self.run_until_portable(sh, target);
-    }
-
-    #[inline(always)]
-    fn run_until_portable(&mut self, sh: &Shared, target: u64) {
         while self.cycle < target && !self.halted() {
             if self.idle() {
                 self.skip_idle(sh, target);
@@ -749,7 +720,8 @@ impl State {
     }
 
     /// Simulates exactly one cycle. Returns false, doing nothing, once the
-    /// run finished or stopped.
+    /// run finished or stopped. Inlined into the run loop with the whole
+    /// issue path (see `issue_sm`).
     #[inline(always)]
     fn step(&mut self, sh: &Shared) -> bool {
         if self.halted() {
@@ -1031,8 +1003,8 @@ impl State {
         }
     }
 
-    // Always inlined, as `issue` is: the run loop's copies for different
-    // CPUs (see `run_until`) each get their own.
+    // Always inlined, as `issue` and `exec::execute` are: one function for
+    // the whole issue path measured faster than calls the compiler chose.
     #[inline(always)]
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
         let policy = sh.cfg.policy;

@@ -534,32 +534,3 @@ fn bank_conflicts_replay_the_shared_access() {
         assert_eq!(m.cycle(), 34 + 2 * (passes - 1), "stride {stride}");
     }
 }
-
-/// The run loop's copy compiled for newer x86-64 CPUs and the portable copy
-/// leave the same machine behind on every built-in scenario (on a CPU
-/// without those features both runs take the portable copy).
-#[test]
-fn both_run_loops_agree_on_every_builtin() {
-    for name in crate::builtin::names() {
-        let sc = Arc::new(crate::builtin::resolve(name).expect("loads"));
-        let mut a = Machine::new(Arc::clone(&sc)).expect("links");
-        let mut b = Machine::new(Arc::clone(&sc)).expect("links");
-        a.st.run_until(&a.sh, u64::MAX);
-        b.st.run_until_portable(&b.sh, u64::MAX);
-        assert_eq!(a.cycle(), b.cycle(), "{name}");
-        assert_eq!(a.error(), b.error(), "{name}");
-        assert_eq!(a.totals(), b.totals(), "{name}");
-        assert_eq!(a.pc_counters(), b.pc_counters(), "{name}");
-        assert_eq!(a.warp_records(), b.warp_records(), "{name}");
-        assert_eq!(a.memory_counters(), b.memory_counters(), "{name}");
-        assert_eq!(a.faults(), b.faults(), "{name}");
-        for buf in &sc.buffers {
-            assert_eq!(
-                a.global().buffer(&buf.name),
-                b.global().buffer(&buf.name),
-                "{name}: {}",
-                buf.name
-            );
-        }
-    }
-}
