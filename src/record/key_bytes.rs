@@ -128,19 +128,7 @@ fn decode_escape(s: &[char]) -> Option<(KeyEvent, usize)> {
     match s.get(1) {
         None | Some('\u{1b}') => Some((esc, 1)),
         Some('[') if s.len() > 2 => decode_csi(s),
-        Some('O') if s.len() > 2 => {
-            let code = match s[2] {
-                'A' => KeyCode::Up,
-                'B' => KeyCode::Down,
-                'C' => KeyCode::Right,
-                'D' => KeyCode::Left,
-                'H' => KeyCode::Home,
-                'F' => KeyCode::End,
-                c @ 'P'..='S' => KeyCode::F(c as u8 - b'P' + 1),
-                _ => return None,
-            };
-            Some((key(code, KeyModifiers::NONE), 3))
-        }
+        Some('O') if s.len() > 2 => Some((key(final_key(s[2])?, KeyModifiers::NONE), 3)),
         Some(_) => {
             let (mut k, len) = decode_one(&s[1..])?;
             k.modifiers |= KeyModifiers::ALT;
@@ -169,19 +157,12 @@ fn decode_csi(s: &[char]) -> Option<(KeyEvent, usize)> {
         None => KeyModifiers::NONE,
     };
     let code = match s[end] {
-        'A' => KeyCode::Up,
-        'B' => KeyCode::Down,
-        'C' => KeyCode::Right,
-        'D' => KeyCode::Left,
-        'H' => KeyCode::Home,
-        'F' => KeyCode::End,
         'Z' => {
             return Some((
                 key(KeyCode::BackTab, modifiers | KeyModifiers::SHIFT),
                 end + 1,
             ));
         }
-        c @ 'P'..='S' => KeyCode::F(c as u8 - b'P' + 1),
         '~' => match first {
             1 | 7 => KeyCode::Home,
             2 => KeyCode::Insert,
@@ -192,9 +173,24 @@ fn decode_csi(s: &[char]) -> Option<(KeyEvent, usize)> {
             11..=14 => KeyCode::F(first - 10),
             n => KeyCode::F(F_TILDE.iter().position(|&t| t == n)? as u8 + 5),
         },
-        _ => return None,
+        c => final_key(c)?,
     };
     Some((key(code, modifiers), end + 1))
+}
+
+/// The key that the final character of `ESC O x` and `ESC [ params x`
+/// names in both: the arrows, Home, End and F1 to F4.
+fn final_key(c: char) -> Option<KeyCode> {
+    Some(match c {
+        'A' => KeyCode::Up,
+        'B' => KeyCode::Down,
+        'C' => KeyCode::Right,
+        'D' => KeyCode::Left,
+        'H' => KeyCode::Home,
+        'F' => KeyCode::End,
+        'P'..='S' => KeyCode::F(c as u8 - b'P' + 1),
+        _ => return None,
+    })
 }
 
 fn modifiers(param: u8) -> Option<KeyModifiers> {
