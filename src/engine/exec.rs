@@ -30,12 +30,6 @@ pub struct Scratch {
     pub bank_words: Vec<(u32, u32)>,
     /// Lanes that faulted: `(lane, address, kind)`.
     pub faults: Vec<(u32, u32, FaultKind)>,
-    /// A global store's lanes: addresses, the words each stores (one per
-    /// register), the lane numbers, and the results.
-    pub stores: Vec<u32>,
-    pub store_words: Vec<u32>,
-    pub store_lanes: Vec<u32>,
-    pub store_results: Vec<Result<(), FaultKind>>,
 }
 
 /// What the executing instruction needs besides its warp.
@@ -72,10 +66,6 @@ impl Default for Scratch {
             accesses: Vec::with_capacity(64),
             bank_words: Vec::with_capacity(256),
             faults: Vec::new(),
-            stores: Vec::with_capacity(64),
-            store_words: Vec::with_capacity(256),
-            store_lanes: Vec::with_capacity(64),
-            store_results: Vec::with_capacity(64),
         }
     }
 }
@@ -104,23 +94,35 @@ fn fill_lanes(dst: &mut [u32], v: u32) {
     }
 }
 
-fn row(w: &Warp, r: u8) -> Option<&[u32]> {
+/// Lanes per warp: `N`, or the warp's width when `N` is 0. Execution is
+/// compiled once for the common 32-lane warp, where every lane loop has a
+/// fixed length, and once for any width.
+#[inline(always)]
+fn lanes_of<const N: usize>(w: &Warp) -> usize {
+    if N == 0 {
+        // At most 64 lanes: stating it lets the compiler drop bounds checks.
+        (w.width as usize).min(64)
+    } else {
+        N
+    }
+}
+
+fn row<const N: usize>(w: &Warp, r: u8) -> Option<&[u32]> {
     if r == RZ {
         return None;
     }
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
+    let n = lanes_of::<N>(w);
     w.regs.get(usize::from(r) * n..(usize::from(r) + 1) * n)
 }
 
 /// A source's lanes. Integer view (`float` false): `-R` negates, `~R`
 /// inverts. Float view: `|R|` clears the sign bit, `-R` flips it.
-fn fetch(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
+#[inline(always)]
+fn fetch<const N: usize>(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
+    let n = lanes_of::<N>(w);
     match s {
         Src::Reg(r) => {
-            match row(w, r.reg) {
+            match row::<N>(w, r.reg) {
                 Some(v) => copy_lanes(&mut out[..n], v),
                 None => fill_lanes(&mut out[..n], 0),
             }
@@ -142,21 +144,21 @@ fn fetch(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
     }
 }
 
-fn fetch_i(w: &Warp, s: Src, out: &mut Lanes) {
-    fetch(w, s, out, false)
+fn fetch_i<const N: usize>(w: &Warp, s: Src, out: &mut Lanes) {
+    fetch::<N>(w, s, out, false)
 }
 
-fn fetch_f(w: &Warp, s: Src, out: &mut Lanes) {
-    fetch(w, s, out, true)
+fn fetch_f<const N: usize>(w: &Warp, s: Src, out: &mut Lanes) {
+    fetch::<N>(w, s, out, true)
 }
 
 /// Writes `vals` to register `d` for the lanes in `on`.
-fn write(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
+#[inline(always)]
+fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     if d == RZ {
         return;
     }
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
+    let n = lanes_of::<N>(w);
     let full = w.full();
     let Some(dst) = w.regs.get_mut(usize::from(d) * n..(usize::from(d) + 1) * n) else {
         return;
@@ -356,10 +358,9 @@ fn fmax(a: f32, b: f32) -> f32 {
 }
 
 /// Per-lane addresses of a memory operand.
-fn addresses(w: &Warp, m: MemRef, out: &mut Lanes) {
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
-    match row(w, m.base) {
+fn addresses<const N: usize>(w: &Warp, m: MemRef, out: &mut Lanes) {
+    let n = lanes_of::<N>(w);
+    match row::<N>(w, m.base) {
         Some(v) => {
             for (o, &b) in out[..n].iter_mut().zip(v) {
                 *o = b.wrapping_add(m.offset as u32);
@@ -397,7 +398,7 @@ struct Access {
 
 /// Loads and stores for both spaces: per-lane access, faults, and the
 /// access pattern for coalescing or bank analysis.
-fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
+fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
     let Access {
         space,
         addr,
@@ -405,37 +406,31 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
         width,
         store,
     } = acc;
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
+    let n = lanes_of::<N>(w);
     let size = width.bytes();
     let nregs = usize::from(width.regs());
     let mut a: Lanes = [0; 64];
-    addresses(w, addr, &mut a);
+    addresses::<N>(w, addr, &mut a);
     env.scratch.accesses.clear();
     if store && matches!(space, Space::Global) {
         // Global stores go as one batch: see `GlobalMemory::write_lanes`.
+        let mut rows: [Option<&[u32]>; 4] = [None; 4];
+        for (k, row_k) in rows.iter_mut().enumerate().take(nregs) {
+            *row_k = row::<N>(w, reg.saturating_add(k as u8));
+        }
         let sc = &mut *env.scratch;
-        sc.stores.clear();
-        sc.store_words.clear();
-        sc.store_lanes.clear();
-        for l in lanes(on & lane_mask(n as u32)) {
-            for k in 0..nregs {
-                sc.store_words
-                    .push(w.reg(reg.saturating_add(k as u8), l as u32));
+        let items = lanes(on & lane_mask(n as u32)).map(|l| {
+            let mut ws = [0u32; 4];
+            for (x, row_k) in ws.iter_mut().zip(&rows) {
+                *x = row_k.and_then(|r| r.get(l)).copied().unwrap_or(0);
             }
-            sc.stores.push(a[l]);
-            sc.store_lanes.push(l as u32);
-        }
+            (l as u32, a[l], ws)
+        });
         env.global
-            .write_lanes(&sc.stores, &sc.store_words, size, &mut sc.store_results);
-        for ((&lane, &address), result) in
-            sc.store_lanes.iter().zip(&sc.stores).zip(&sc.store_results)
-        {
-            match result {
+            .write_lanes(size, items, |lane, address, result| match result {
                 Ok(()) => sc.accesses.push((address, size)),
-                Err(kind) => sc.faults.push((lane, address, *kind)),
-            }
-        }
+                Err(kind) => sc.faults.push((lane, address, kind)),
+            });
         if on == 0 {
             return MemEffect::None;
         }
@@ -483,7 +478,7 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
     }
     if !store {
         for (k, vals) in loaded.iter().take(nregs).enumerate() {
-            write(w, reg.saturating_add(k as u8), vals, ok);
+            write::<N>(w, reg.saturating_add(k as u8), vals, ok);
         }
     }
     if on == 0 {
@@ -501,14 +496,26 @@ fn memory_op(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
     }
 }
 
+/// [`execute`] for a warp of any width (the 32-lane one is inlined into the
+/// issue path; this one is not).
+#[inline(never)]
+pub fn execute_any(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
+    execute::<0>(w, op, on, active, env)
+}
+
 /// Executes the data effect of `op` for the lanes in `on` (active and
 /// predicated on); `active` is the issuing mask, which SHFL reads from.
 /// Control flow is the convergence model's business, not done here.
 // Always inlined into `issue` (see `State::issue_sm`).
 #[inline(always)]
-pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
-    // At most 64 lanes: stating it lets the compiler drop bounds checks.
-    let n = (w.width as usize).min(64);
+pub fn execute<const N: usize>(
+    w: &mut Warp,
+    op: &Op,
+    on: u64,
+    active: u64,
+    env: &mut Env,
+) -> MemEffect {
+    let n = lanes_of::<N>(w);
     let space = match op {
         Op::Ldg { .. } | Op::Stg { .. } => Some(Space::Global),
         Op::Lds { .. } | Op::Sts { .. } => Some(Space::Shared),
@@ -527,13 +534,13 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             width,
             store,
         };
-        return memory_op(w, env, acc, on);
+        return memory_op::<N>(w, env, acc, on);
     }
     let [a, b, c, r, _] = &mut env.scratch.lanes;
     match *op {
         Op::Mov { d, a: sa } => {
-            fetch_i(w, sa, a);
-            write(w, d, a, on);
+            fetch_i::<N>(w, sa, a);
+            write::<N>(w, d, a, on);
         }
         Op::S2r { d, sr } => {
             // Lane l reads `base + l * step`.
@@ -548,16 +555,16 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             for (l, x) in r[..n].iter_mut().enumerate() {
                 *x = base.wrapping_add(step * l as u32);
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Sel { d, a: sa, b: sb, p } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Iadd3 {
             d,
@@ -567,9 +574,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             carry_in,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
-            fetch_i(w, sc, c);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, sc, c);
             let ci0 = w.pred_mask(carry_in[0]);
             let ci1 = w.pred_mask(carry_in[1]);
             if carry == [PT, PT] && ci0 | ci1 == 0 {
@@ -577,7 +584,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 for l in 0..n {
                     r[l] = a[l].wrapping_add(b[l]).wrapping_add(c[l]);
                 }
-                write(w, d, r, on);
+                write::<N>(w, d, r, on);
                 return MemEffect::None;
             }
             let (mut co0, mut co1) = (0u64, 0u64);
@@ -591,7 +598,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 co0 |= (s >> 32 & 1) << l;
                 co1 |= (s >> 33 & 1) << l;
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
             write_pred(w, carry[0], co0, on);
             write_pred(w, carry[1], co1, on);
         }
@@ -603,9 +610,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             mode,
             signed,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
-            fetch_i(w, sc, c);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, sc, c);
             let wide = |x: u32| -> u64 {
                 if signed {
                     x as i32 as i64 as u64
@@ -618,20 +625,20 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     for l in 0..n {
                         r[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
                     }
-                    write(w, d, r, on);
+                    write::<N>(w, d, r, on);
                 }
                 MulMode::Hi => {
                     for l in 0..n {
                         let p = wide(a[l]).wrapping_mul(wide(b[l]));
                         r[l] = ((p >> 32) as u32).wrapping_add(c[l]);
                     }
-                    write(w, d, r, on);
+                    write::<N>(w, d, r, on);
                 }
                 MulMode::Wide => {
                     let mut c_hi: Lanes = [0; 64];
                     match sc {
                         Src::Reg(reg) if reg.reg != RZ => {
-                            if let Some(v) = row(w, reg.reg.saturating_add(1)) {
+                            if let Some(v) = row::<N>(w, reg.reg.saturating_add(1)) {
                                 c_hi[..n].copy_from_slice(v);
                             }
                         }
@@ -647,9 +654,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                         r[l] = v as u32;
                         hi[l] = (v >> 32) as u32;
                     }
-                    write(w, d, r, on);
+                    write::<N>(w, d, r, on);
                     if d != RZ {
-                        write(w, d.saturating_add(1), &hi, on);
+                        write::<N>(w, d.saturating_add(1), &hi, on);
                     }
                 }
             }
@@ -664,8 +671,8 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: pc,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
             let cm = w.pred_mask(pc);
             let t = icmp_mask(k, unsigned, n, a, b);
             let full = w.full();
@@ -680,22 +687,22 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             lut,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
-            fetch_i(w, sc, c);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, sc, c);
             for l in 0..n {
                 r[l] = lut3(lut, a[l], b[l], c[l]);
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
             write_pred(w, p, bits(n, |l| r[l] != 0), on);
         }
         Op::Shl { d, a: sa, b: sb } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
             for l in 0..n {
                 r[l] = if b[l] >= 32 { 0 } else { a[l] << b[l] };
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Shr {
             d,
@@ -703,8 +710,8 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             signed,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
             for l in 0..n {
                 let s = b[l].min(31);
                 r[l] = if signed {
@@ -715,7 +722,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     a[l] >> s
                 };
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Imnmx {
             d,
@@ -724,29 +731,29 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             p,
             unsigned,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 let take_min = pm >> l & 1 != 0;
                 let a_less = icmp(Cmp::Lt, a[l], b[l], unsigned);
                 r[l] = if take_min == a_less { a[l] } else { b[l] };
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Iabs { d, a: sa } => {
-            fetch_i(w, sa, a);
+            fetch_i::<N>(w, sa, a);
             for l in 0..n {
                 r[l] = (a[l] as i32).wrapping_abs() as u32;
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Popc { d, a: sa } => {
-            fetch_i(w, sa, a);
+            fetch_i::<N>(w, sa, a);
             for l in 0..n {
                 r[l] = a[l].count_ones();
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Lea {
             d,
@@ -758,9 +765,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             hi,
             carry_in,
         } => {
-            fetch_i(w, sa, a);
-            fetch_i(w, sb, b);
-            fetch_i(w, hi_src, c);
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, hi_src, c);
             let cin = w.pred_mask(carry_in);
             let mut co: u64 = 0;
             for l in 0..n {
@@ -773,24 +780,24 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 r[l] = s as u32;
                 co |= (s >> 32 & 1) << l;
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
             write_pred(w, carry, co, on);
         }
         Op::Fadd { d, a: sa, b: sb } => {
-            fetch_f(w, sa, a);
-            fetch_f(w, sb, b);
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
             for l in 0..n {
                 r[l] = canon(f32::from_bits(a[l]) + f32::from_bits(b[l]));
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Fmul { d, a: sa, b: sb } => {
-            fetch_f(w, sa, a);
-            fetch_f(w, sb, b);
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
             for l in 0..n {
                 r[l] = canon(f32::from_bits(a[l]) * f32::from_bits(b[l]));
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Ffma {
             d,
@@ -798,11 +805,11 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: sc,
         } => {
-            fetch_f(w, sa, a);
-            fetch_f(w, sb, b);
-            fetch_f(w, sc, c);
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
+            fetch_f::<N>(w, sc, c);
             if fused_multiply_add(&mut r[..n], &a[..n], &b[..n], &c[..n]) {
-                write(w, d, r, on);
+                write::<N>(w, d, r, on);
                 return MemEffect::None;
             }
             let mut tricky = 0u32;
@@ -832,7 +839,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     ));
                 }
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Fsetp {
             cmp: k,
@@ -843,8 +850,8 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             b: sb,
             c: pc,
         } => {
-            fetch_f(w, sa, a);
-            fetch_f(w, sb, b);
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
             let cm = w.pred_mask(pc);
             let t = bits(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
             let full = w.full();
@@ -852,8 +859,8 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             write_pred(w, q, combine_mask(cb, !t & full, cm), on);
         }
         Op::Fmnmx { d, a: sa, b: sb, p } => {
-            fetch_f(w, sa, a);
-            fetch_f(w, sb, b);
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
             let pm = w.pred_mask(p);
             for l in 0..n {
                 let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
@@ -863,10 +870,10 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     fmax(x, y)
                 });
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::I2f { d, a: sa, unsigned } => {
-            fetch_i(w, sa, a);
+            fetch_i::<N>(w, sa, a);
             for l in 0..n {
                 let v = if unsigned {
                     a[l] as f32
@@ -875,7 +882,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 };
                 r[l] = v.to_bits();
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::F2i {
             d,
@@ -883,18 +890,18 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             unsigned,
             round,
         } => {
-            fetch_f(w, sa, a);
+            fetch_f::<N>(w, sa, a);
             for l in 0..n {
                 r[l] = f2i(f32::from_bits(a[l]), round, unsigned);
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Mufu { d, a: sa, func } => {
-            fetch_f(w, sa, a);
+            fetch_f::<N>(w, sa, a);
             for l in 0..n {
                 r[l] = canon(mufu(func, f32::from_bits(a[l])));
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
         }
         Op::Shfl {
             p,
@@ -904,9 +911,9 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
             c: sc,
             mode,
         } => {
-            fetch_i(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), a);
-            fetch_i(w, sb, b);
-            fetch_i(w, sc, c);
+            fetch_i::<N>(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, sc, c);
             let mut valid: u64 = 0;
             for l in 0..n {
                 let lane = l as i64;
@@ -935,7 +942,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                     valid |= 1 << l;
                 }
             }
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
             write_pred(w, p, valid, on);
         }
         Op::Vote { mode, d, p, src } => {
@@ -946,7 +953,7 @@ pub fn execute(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> Me
                 VoteMode::Eq => ballot == 0 || ballot == on,
             };
             r[..n].fill(ballot as u32);
-            write(w, d, r, on);
+            write::<N>(w, d, r, on);
             write_pred(w, p, if result { u64::MAX } else { 0 }, on);
         }
         // Loads and stores returned above.

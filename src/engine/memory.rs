@@ -118,39 +118,27 @@ impl GlobalMemory {
         Ok(())
     }
 
-    /// Writes one store's lanes: lane `i` writes `size` bytes at
-    /// `addrs[i]`, taken from its words `words[i * k..(i + 1) * k]` (`k`
-    /// words a lane, one per register, little-endian; a store under 4 bytes
-    /// takes the low bytes of its one word). Pushes one result per lane.
-    /// Consecutive lanes in one page share one copy-on-write check (an
-    /// atomic operation) instead of one a lane.
+    /// Writes one store's lanes: each item is `(lane, address, words)`,
+    /// the lane writing `size` bytes at the address from its words (one
+    /// per register, little-endian; a store under 4 bytes takes the low
+    /// bytes of its first word). `done(lane, address, result)` is called
+    /// for each, in order. Consecutive lanes in one page share one
+    /// copy-on-write check (an atomic operation) instead of one a lane.
     pub fn write_lanes(
         &mut self,
-        addrs: &[u32],
-        words: &[u32],
         size: u32,
-        results: &mut Vec<Result<(), FaultKind>>,
+        lanes: impl Iterator<Item = (u32, u32, [u32; 4])>,
+        mut done: impl FnMut(u32, u32, Result<(), FaultKind>),
     ) {
-        results.clear();
         let n = size as usize;
-        let k = n.div_ceil(4).max(1);
-        let lane_bytes = |page: &mut [u8; PAGE], o: usize, i: usize| {
-            let ws = &words[i * k..(i + 1) * k];
-            if n < 4 {
-                page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
-            } else {
-                for (j, wd) in ws.iter().enumerate() {
-                    page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
-                }
-            }
-        };
-        let mut i = 0;
-        while i < addrs.len() {
-            let (b, off) = match self.locate(addrs[i], size) {
+        let k = n.div_ceil(4).clamp(1, 4);
+        let mut lanes = lanes.peekable();
+        while let Some(&(lane, addr, _)) = lanes.peek() {
+            let (b, off) = match self.locate(addr, size) {
                 Ok(x) => x,
                 Err(e) => {
-                    results.push(Err(e));
-                    i += 1;
+                    lanes.next();
+                    done(lane, addr, Err(e));
                     continue;
                 }
             };
@@ -161,14 +149,21 @@ impl GlobalMemory {
             let page = Arc::make_mut(&mut self.buffers[b].pages[p]);
             // The first lane is in this page (it was just located), so the
             // loop always makes progress.
-            while let Some(&addr) = addrs.get(i) {
+            while let Some(&(lane, addr, ws)) = lanes.peek() {
                 let a = u64::from(addr);
                 if !addr.is_multiple_of(size) || a < lo || a + u64::from(size) > hi {
                     break;
                 }
-                lane_bytes(page, (a - lo) as usize, i);
-                results.push(Ok(()));
-                i += 1;
+                lanes.next();
+                let o = (a - lo) as usize;
+                if n < 4 {
+                    page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
+                } else {
+                    for (j, wd) in ws.iter().take(k).enumerate() {
+                        page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
+                    }
+                }
+                done(lane, addr, Ok(()));
             }
         }
     }
@@ -261,7 +256,10 @@ pub fn coalesce(accesses: &mut [(u32, u32)]) -> Coalescing {
     if accesses.is_empty() {
         return Coalescing::default();
     }
-    accesses.sort_unstable();
+    // Lanes usually access in address order already.
+    if !accesses.is_sorted() {
+        accesses.sort_unstable();
+    }
     let mut c = Coalescing::default();
     let mut last_sector = u32::MAX;
     let mut last_line = u32::MAX;
@@ -382,28 +380,50 @@ mod tests {
         let keep = g.clone();
         // Two lanes in page 0, one past the end, one misaligned, one in page 1.
         let addrs = [0x10_0000, 0x10_0004, 0x10_2000, 0x10_0006, 0x10_1000];
-        let mut r = Vec::new();
-        g.write_lanes(&addrs, &[1, 2, 3, 4, 5], 4, &mut r);
+        let write = |g: &mut GlobalMemory, size: u32, lanes: &[(u32, [u32; 4])]| {
+            let mut r = Vec::new();
+            let items = lanes
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, w))| (i as u32, a, w));
+            g.write_lanes(size, items, |lane, addr, res| r.push((lane, addr, res)));
+            r
+        };
+        let lanes: Vec<(u32, [u32; 4])> = (0..5)
+            .map(|i| (addrs[i], [i as u32 + 1, 0, 0, 0]))
+            .collect();
+        let r = write(&mut g, 4, &lanes);
         assert_eq!(
             r,
             vec![
-                Ok(()),
-                Ok(()),
-                Err(FaultKind::OutOfBounds),
-                Err(FaultKind::Misaligned),
-                Ok(())
+                (0, 0x10_0000, Ok(())),
+                (1, 0x10_0004, Ok(())),
+                (2, 0x10_2000, Err(FaultKind::OutOfBounds)),
+                (3, 0x10_0006, Err(FaultKind::Misaligned)),
+                (4, 0x10_1000, Ok(()))
             ]
         );
         assert_eq!(g.word(0x10_0004), Some(2));
         assert_eq!(g.word(0x10_1000), Some(5));
         assert_eq!(keep.word(0x10_1000), Some(0));
         // Two words a lane (8 bytes), and the low byte of one (1 byte).
-        g.write_lanes(&[0x10_0010, 0x10_0018], &[7, 9, 11, 13], 8, &mut r);
-        assert_eq!(r, vec![Ok(()), Ok(())]);
+        let r = write(
+            &mut g,
+            8,
+            &[(0x10_0010, [7, 9, 0, 0]), (0x10_0018, [11, 13, 0, 0])],
+        );
+        assert!(r.iter().all(|x| x.2.is_ok()));
         let words: Vec<_> = (0..4).map(|i| g.word(0x10_0010 + 4 * i)).collect();
         assert_eq!(words, [Some(7), Some(9), Some(11), Some(13)]);
-        g.write_lanes(&[0x10_0021, 0x10_0023], &[0x1234_56aa, 0xbb], 1, &mut r);
-        assert_eq!(r, vec![Ok(()), Ok(())]);
+        let r = write(
+            &mut g,
+            1,
+            &[
+                (0x10_0021, [0x1234_56aa, 0, 0, 0]),
+                (0x10_0023, [0xbb, 0, 0, 0]),
+            ],
+        );
+        assert!(r.iter().all(|x| x.2.is_ok()));
         assert_eq!(g.word(0x10_0020), Some(0xbb00_aa00));
     }
 

@@ -1014,12 +1014,14 @@ impl State {
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
             };
-            let (pc, lanes, uses_lsu) = match sm.slots[slot as usize].as_ref().map(|w| w.status) {
-                Some(Status::Eligible { pc, lanes, .. }) => {
-                    (pc, lanes, sh.code[pc as usize].uses_lsu)
-                }
+            let (pc, lanes, since) = match sm.slots[slot as usize].as_deref() {
+                Some(Warp {
+                    status: Status::Eligible { pc, lanes, since },
+                    ..
+                }) => (*pc, *lanes, *since),
                 _ => continue,
             };
+            let uses_lsu = sh.code[pc as usize].uses_lsu;
             if uses_lsu && self.sms[s].lsu_busy == Some(t) {
                 // Selected, but another scheduler took the shared pipe.
                 let sm = &mut self.sms[s];
@@ -1046,14 +1048,24 @@ impl State {
             if uses_lsu {
                 self.sms[s].lsu_busy = Some(t);
             }
-            self.issue(sh, s, k, slot, pc, lanes, t);
+            self.issue(sh, s, k, slot, pc, lanes, since, t);
         }
     }
 
     /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
+    fn issue(
+        &mut self,
+        sh: &Shared,
+        s: usize,
+        k: usize,
+        slot: u32,
+        pc: u32,
+        active: u64,
+        since: u64,
+        t: u64,
+    ) {
         let code = &sh.code;
         let lat = sh.cfg.latency;
         let taken_first = sh.cfg.taken_first;
@@ -1067,19 +1079,9 @@ impl State {
         let w: &mut Warp = &mut holder;
         let d = &code[pc as usize];
         let ins = &d.instr;
-        // Cycle t is `selected`; from t + 1 the warp is re-evaluated.
-        Self::set_status(
-            &mut self.pcs,
-            w,
-            Status::Blocked {
-                reason: Reason::Wait,
-                labelled: Reason::Wait,
-                since: t + 1,
-                until: t + 1,
-                pc,
-            },
-            t,
-        );
+        // Eligible from `since`, selected at t (the status is replaced
+        // once the next cycle's readiness is known, below).
+        let waited = t.saturating_sub(since);
         let sm = &mut self.sms[s];
         sm.eligible &= !(1 << slot);
         sm.sched[k].last = Some(slot);
@@ -1097,6 +1099,7 @@ impl State {
             u64::from(on.count_ones())
         };
         let c = &mut w.counters;
+        c.stalls.add(Reason::NotSelected, waited);
         c.stalls.add(Reason::Selected, 1);
         c.issued += 1;
         c.thread_inst_executed += n_active;
@@ -1110,6 +1113,7 @@ impl State {
             c.never_launched_slots += u64::from(unlaunched.count_ones());
         }
         let p = &mut self.pcs[pc as usize];
+        p.stalls.add(Reason::NotSelected, waited);
         p.stalls.add(Reason::Selected, 1);
         p.executions += 1;
         p.thread_inst_executed += n_active;
@@ -1145,7 +1149,11 @@ impl State {
                 blocks: sh.cfg.blocks,
                 c_hi: d.c_hi,
             };
-            exec::execute(w, &ins.op, on, active, &mut env)
+            if w.width == 32 {
+                exec::execute::<32>(w, &ins.op, on, active, &mut env)
+            } else {
+                exec::execute_any(w, &ins.op, on, active, &mut env)
+            }
         };
         let mut latency = match ins.class {
             Class::Alu | Class::Control => lat.alu,
@@ -1278,37 +1286,70 @@ impl State {
         }
 
         let done = w.is_done();
+        let next = t + 1;
         if done {
             self.retire_due = true;
-            w.status = Status::Done { since: t + 1 };
+            w.status = Status::Done { since: next };
             w.at_bar = false;
-        }
-        // The common case needs no evaluation: a stack warp still inside
-        // its stall count waits until the count runs out.
-        let waiting = match &w.conv {
-            Convergence::Stack(st) if !done && !w.at_bar && w.stall_until > t + 1 => {
-                st.top().map(|e| e.pc)
-            }
-            _ => None,
-        };
-        if let Some(next_pc) = waiting {
-            w.status = Status::Blocked {
-                reason: Reason::Wait,
-                labelled: Reason::Wait,
-                since: t + 1,
-                until: w.stall_until,
-                pc: next_pc,
+        } else {
+            // Nothing another warp does later in this cycle changes this
+            // warp's readiness (a barrier release re-wakes it), so its
+            // status from the next cycle is settled now. That interval has
+            // not started, so nothing is charged.
+            let sm = &mut self.sms[s];
+            // The common case needs no evaluation: a stack warp still
+            // inside its stall count waits until the count runs out.
+            let quick = match &w.conv {
+                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => {
+                    st.top().map(|e| Readiness::Blocked {
+                        reason: Reason::Wait,
+                        labelled: Reason::Wait,
+                        until: w.stall_until,
+                        pc: e.pc,
+                    })
+                }
+                _ => None,
             };
-            w.wake_at = self.sms[s].wheel.schedule(t + 1, w.stall_until, slot);
+            let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
+            let policy = sh.cfg.group_policy;
+            let r = quick.unwrap_or_else(|| readiness(code, w, next, sfu_free, policy));
+            w.status = match r {
+                Readiness::Ready { pc, lanes } => {
+                    sm.eligible |= 1 << slot;
+                    Status::Eligible {
+                        since: next,
+                        pc,
+                        lanes,
+                    }
+                }
+                Readiness::Blocked {
+                    reason,
+                    labelled,
+                    until,
+                    pc,
+                } => {
+                    if until != u64::MAX {
+                        w.wake_at = sm.wheel.schedule(next, until, slot);
+                    }
+                    Status::Blocked {
+                        reason,
+                        labelled,
+                        since: next,
+                        until,
+                        pc,
+                    }
+                }
+                Readiness::Done => Status::Blocked {
+                    reason: Reason::Wait,
+                    labelled: Reason::Wait,
+                    since: next,
+                    until: next,
+                    pc,
+                },
+            };
         }
         let block = w.block;
         self.sms[s].slots[slot as usize] = Some(std::mem::ManuallyDrop::into_inner(holder));
-        if !done && waiting.is_none() {
-            // Nothing another warp does later in this cycle changes this
-            // warp's readiness (a barrier release re-wakes it), so it is
-            // evaluated for the next cycle now.
-            self.evaluate_into(sh, s, slot, t + 1);
-        }
         if d.is_mufu {
             self.throttle_others(sh, s, k, slot, t);
         }
