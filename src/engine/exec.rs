@@ -190,22 +190,13 @@ fn write_pred(w: &mut Warp, p: u8, bits: u64, on: u64) {
     }
 }
 
-/// Bit `l` set where `f(lane l)` holds, for lanes `0..n` (branch free).
+/// Bit `l` set where `f(lane l)` holds, for lanes `0..n` (branch free;
+/// with a fixed `n` the compiler turns it into vector compares).
 #[inline(always)]
 fn bits(n: usize, f: impl Fn(usize) -> bool) -> u64 {
-    // Bytes of 0 or 1 first (a loop the compiler vectorises), then eight
-    // lanes at a time into bits: multiplying the 8 bytes as a u64 by
-    // 0x0102_0408_1020_4080 gathers byte k's low bit into bit 56 + k.
-    let mut flags = [0u8; 64];
-    for (l, f_l) in flags.iter_mut().enumerate().take(n) {
-        *f_l = u8::from(f(l));
-    }
     let mut m = 0u64;
-    for (k, chunk) in flags.chunks_exact(8).enumerate().take(n.div_ceil(8)) {
-        let word = u64::from_le_bytes([
-            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
-        ]);
-        m |= (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    for l in 0..n.min(64) {
+        m |= u64::from(f(l)) << l;
     }
     m
 }
@@ -236,7 +227,9 @@ fn fma_lanes_x86(r: &mut [u32], a: &[u32], b: &[u32], c: &[u32]) {
 }
 
 /// Lanes where `a[l] cmp b[l]`, the comparison chosen once, not per lane.
-fn icmp_mask(c: Cmp, unsigned: bool, n: usize, a: &Lanes, b: &Lanes) -> u64 {
+/// `N` as in [`lanes_of`]: with a fixed count the loops are vectorised.
+fn icmp_mask<const N: usize>(c: Cmp, unsigned: bool, n: usize, a: &Lanes, b: &Lanes) -> u64 {
+    let n = if N == 0 { n.min(64) } else { N };
     macro_rules! lanes {
         ($t:ty, $op:tt) => {
             bits(n, |l| (a[l] as $t) $op (b[l] as $t))
@@ -674,7 +667,7 @@ pub fn execute<const N: usize>(
             fetch_i::<N>(w, sa, a);
             fetch_i::<N>(w, sb, b);
             let cm = w.pred_mask(pc);
-            let t = icmp_mask(k, unsigned, n, a, b);
+            let t = icmp_mask::<N>(k, unsigned, n, a, b);
             let full = w.full();
             write_pred(w, p, combine_mask(cb, t, cm), on);
             write_pred(w, q, combine_mask(cb, !t & full, cm), on);
@@ -1032,7 +1025,7 @@ mod tests {
     }
 
     #[test]
-    fn lane_masks_pack_eight_at_a_time() {
+    fn lane_masks_pack_into_bits() {
         assert_eq!(bits(32, |l| l % 3 == 0), 0x4924_9249);
         assert_eq!(bits(5, |_| true), 0b11111);
         assert_eq!(bits(64, |l| l == 63), 1 << 63);

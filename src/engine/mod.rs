@@ -1069,23 +1069,44 @@ impl State {
         let code = &sh.code;
         let lat = sh.cfg.latency;
         let taken_first = sh.cfg.taken_first;
-        let Some(w) = self.sms[s].slots[slot as usize].take() else {
+        // Disjoint borrows of what issuing touches, so that the compiler
+        // knows none of them aliases another and keeps them in registers.
+        let State {
+            sms,
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues,
+            check_hazards,
+            ..
+        } = self;
+        let (record_issues, check_hazards) = (*record_issues, *check_hazards);
+        let Sm {
+            slots,
+            eligible,
+            sched,
+            wheel,
+            blocks,
+            ..
+        } = &mut sms[s];
+        let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
-        // Not dropped if something below panics (it would be a bug, and the
-        // machine is unusable then anyway): without a drop on unwind the
-        // compiler keeps no cleanup paths through this hot function.
-        let mut holder = std::mem::ManuallyDrop::new(w);
-        let w: &mut Warp = &mut holder;
         let d = &code[pc as usize];
         let ins = &d.instr;
         // Eligible from `since`, selected at t (the status is replaced
         // once the next cycle's readiness is known, below).
         let waited = t.saturating_sub(since);
-        let sm = &mut self.sms[s];
-        sm.eligible &= !(1 << slot);
-        sm.sched[k].last = Some(slot);
-        sm.sched[k].greedy = Some(slot);
+        *eligible &= !(1 << slot);
+        sched[k].last = Some(slot);
+        sched[k].greedy = Some(slot);
 
         let live = w.live();
         let on = active & w.pred_mask(ins.guard);
@@ -1112,39 +1133,36 @@ impl State {
         if unlaunched != 0 {
             c.never_launched_slots += u64::from(unlaunched.count_ones());
         }
-        let p = &mut self.pcs[pc as usize];
+        let p = &mut pcs[pc as usize];
         p.stalls.add(Reason::NotSelected, waited);
         p.stalls.add(Reason::Selected, 1);
         p.executions += 1;
         p.thread_inst_executed += n_active;
         p.thread_inst_executed_pred_on += n_on;
-        if self.record_issues {
-            self.issues
-                .push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
+        if record_issues {
+            issues.push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
         }
 
-        if self.check_hazards {
-            self.check_hazards_at(w, d, pc, active, t);
+        if check_hazards {
+            check_hazards_at(hazards, w, d, pc, active, t);
         }
 
         // Data effects.
-        self.scratch.faults.clear();
+        scratch.faults.clear();
         let effect = {
-            let sm = &mut self.sms[s];
             let block = w.block;
             let shared = match ins.class {
-                Class::Shared => sm
-                    .blocks
+                Class::Shared => blocks
                     .iter_mut()
                     .find(|b| b.id == block)
                     .map(|b| &mut b.shared),
                 _ => None,
             };
             let mut env = Env {
-                global: &mut self.global,
+                global,
                 shared,
                 banks: sh.cfg.shared_banks,
-                scratch: &mut self.scratch,
+                scratch,
                 block_dim: sh.cfg.block_dim,
                 blocks: sh.cfg.blocks,
                 c_hi: d.c_hi,
@@ -1163,7 +1181,7 @@ impl State {
         };
         match effect {
             MemEffect::Global(co) => {
-                let m = &mut self.memory;
+                let m = &mut *memory;
                 m.global_requests += 1;
                 m.global_sectors += u64::from(co.sectors);
                 m.global_transactions += u64::from(co.lines);
@@ -1173,18 +1191,18 @@ impl State {
                 latency += lat.global_per_extra_line * co.lines.saturating_sub(1);
             }
             MemEffect::Shared { passes } => {
-                self.memory.shared_requests += 1;
-                self.memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
+                memory.shared_requests += 1;
+                memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
                 latency += lat.shared_replay * passes.saturating_sub(1);
             }
             MemEffect::None => {}
         }
         let mut faulted = 0u64;
-        for &(lane, address, kind) in &self.scratch.faults {
+        for &(lane, address, kind) in &scratch.faults {
             faulted |= 1 << lane;
-            self.faults_total += 1;
-            if self.faults.len() < MAX_RECORDS {
-                self.faults.push(Fault {
+            *faults_total += 1;
+            if faults.len() < MAX_RECORDS {
+                faults.push(Fault {
                     warp: w.gid,
                     lane,
                     pc,
@@ -1219,15 +1237,15 @@ impl State {
                 read: true,
             });
         }
-        if self.check_hazards {
+        if check_hazards {
             let on_now = active & w.pred_mask(ins.guard);
-            self.record_writes(w, d, pc, on_now, t, latency, lat);
+            record_writes(hazards, w, d, pc, on_now, t, latency, lat);
         }
         let stall = u64::from(ins.control.stall.max(1));
         w.stall_until = t + stall;
         w.yielded = ins.control.yield_hint;
         if d.is_mufu {
-            self.sms[s].sched[k].sfu_free = t + u64::from(lat.sfu_interval.max(1));
+            sched[k].sfu_free = t + u64::from(lat.sfu_interval.max(1));
         }
 
         // Control flow.
@@ -1273,7 +1291,7 @@ impl State {
                 _ => stack.goto(pc + 1, live),
             },
             Convergence::Its(_) => {
-                let (arrived, taken) = its_control(sh, w, d, pc, on, active, &mut self.error, t);
+                let (arrived, taken) = its_control(sh, w, d, pc, on, active, error, t);
                 bar_arrived = arrived;
                 taken_any = taken;
             }
@@ -1281,14 +1299,14 @@ impl State {
         if taken_any {
             w.branch_until = w.stall_until + u64::from(lat.branch);
         }
-        if self.record_issues {
-            self.flag_convergence(w, active, divergent_before);
+        if record_issues {
+            flag_convergence(issues, w, active, divergent_before);
         }
 
         let done = w.is_done();
         let next = t + 1;
         if done {
-            self.retire_due = true;
+            *retire_due = true;
             w.status = Status::Done { since: next };
             w.at_bar = false;
         } else {
@@ -1296,7 +1314,6 @@ impl State {
             // warp's readiness (a barrier release re-wakes it), so its
             // status from the next cycle is settled now. That interval has
             // not started, so nothing is charged.
-            let sm = &mut self.sms[s];
             // The common case needs no evaluation: a stack warp still
             // inside its stall count waits until the count runs out.
             let quick = match &w.conv {
@@ -1310,12 +1327,12 @@ impl State {
                 }
                 _ => None,
             };
-            let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
+            let sfu_free = sched[w.scheduler as usize].sfu_free;
             let policy = sh.cfg.group_policy;
             let r = quick.unwrap_or_else(|| readiness(code, w, next, sfu_free, policy));
             w.status = match r {
                 Readiness::Ready { pc, lanes } => {
-                    sm.eligible |= 1 << slot;
+                    *eligible |= 1 << slot;
                     Status::Eligible {
                         since: next,
                         pc,
@@ -1329,7 +1346,7 @@ impl State {
                     pc,
                 } => {
                     if until != u64::MAX {
-                        w.wake_at = sm.wheel.schedule(next, until, slot);
+                        w.wake_at = wheel.schedule(next, until, slot);
                     }
                     Status::Blocked {
                         reason,
@@ -1349,30 +1366,11 @@ impl State {
             };
         }
         let block = w.block;
-        self.sms[s].slots[slot as usize] = Some(std::mem::ManuallyDrop::into_inner(holder));
         if d.is_mufu {
             self.throttle_others(sh, s, k, slot, t);
         }
         if bar_arrived || done {
             self.check_block_barrier(s, block, t);
-        }
-    }
-
-    /// Marks the last issue record as a divergence or a reconvergence.
-    fn flag_convergence(&mut self, w: &Warp, active: u64, divergent_before: u64) {
-        let diverged = w.counters.divergent_branches > divergent_before;
-        let live = w.live();
-        let joined = match &w.conv {
-            Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
-            Convergence::Its(its) => its
-                .groups
-                .iter()
-                .find(|g| g.1 & active != 0)
-                .map_or(0, |g| g.1),
-        };
-        if let Some(rec) = self.issues.last_mut() {
-            rec.diverged = diverged;
-            rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
         }
     }
 
@@ -1530,134 +1528,159 @@ impl State {
             ),
         });
     }
+}
 
-    fn check_hazards_at(&mut self, w: &mut Warp, d: &Decoded, pc: u32, active: u64, t: u64) {
-        let n = w.width as usize;
-        let ins = &d.instr;
-        let on = active & w.pred_mask(ins.guard);
-        let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
-            .then_some(PRED_BASE + u16::from(ins.guard.index));
-        let first_late = |rows: &[u64], r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
-            let row = rows.get(hazard_row(rows.len() / n.max(1), r) * n..)?;
-            convergence::its::lanes(lanes_mask)
-                .find(|&l| row[l] > t)
-                .map(|l| (row[l] - t, l as u32))
-        };
-        // Every active lane reads the guard; only lanes that are on read
-        // the sources and write the results.
-        let mut found = None;
-        for &r in &ins.uses {
-            let lanes_mask = if Some(r) == guard { active } else { on };
-            if let Some((early, lane)) = first_late(&w.ready_at, r, lanes_mask) {
-                found = Some((r, HazardKind::ReadAfterWrite, early, lane));
+/// Marks the last issue record as a divergence or a reconvergence.
+fn flag_convergence(issues: &mut [IssueRecord], w: &Warp, active: u64, divergent_before: u64) {
+    let diverged = w.counters.divergent_branches > divergent_before;
+    let live = w.live();
+    let joined = match &w.conv {
+        Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
+        Convergence::Its(its) => its
+            .groups
+            .iter()
+            .find(|g| g.1 & active != 0)
+            .map_or(0, |g| g.1),
+    };
+    if let Some(rec) = issues.last_mut() {
+        rec.diverged = diverged;
+        rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
+    }
+}
+
+fn check_hazards_at(
+    hazards: &mut Vec<Hazard>,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    active: u64,
+    t: u64,
+) {
+    let n = w.width as usize;
+    let ins = &d.instr;
+    let on = active & w.pred_mask(ins.guard);
+    let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
+        .then_some(PRED_BASE + u16::from(ins.guard.index));
+    let first_late = |rows: &[u64], r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
+        let row = rows.get(hazard_row(rows.len() / n.max(1), r) * n..)?;
+        convergence::its::lanes(lanes_mask)
+            .find(|&l| row[l] > t)
+            .map(|l| (row[l] - t, l as u32))
+    };
+    // Every active lane reads the guard; only lanes that are on read
+    // the sources and write the results.
+    let mut found = None;
+    for &r in &ins.uses {
+        let lanes_mask = if Some(r) == guard { active } else { on };
+        if let Some((early, lane)) = first_late(&w.ready_at, r, lanes_mask) {
+            found = Some((r, HazardKind::ReadAfterWrite, early, lane));
+            break;
+        }
+    }
+    if found.is_none() {
+        for &r in &ins.defs {
+            if let Some((early, lane)) = first_late(&w.read_until, r, on) {
+                found = Some((r, HazardKind::WriteAfterRead, early, lane));
                 break;
             }
         }
-        if found.is_none() {
-            for &r in &ins.defs {
-                if let Some((early, lane)) = first_late(&w.read_until, r, on) {
-                    found = Some((r, HazardKind::WriteAfterRead, early, lane));
-                    break;
-                }
+    }
+    if let Some((r, kind, early_by, lane)) = found {
+        push_hazard(hazards, w.gid, lane, pc, ins.line, r, kind, early_by, t);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_hazard(
+    hazards: &mut Vec<Hazard>,
+    warp: u32,
+    lane: u32,
+    pc: u32,
+    line: u32,
+    r: u16,
+    kind: HazardKind,
+    early_by: u64,
+    t: u64,
+) {
+    let register = if r >= PRED_BASE {
+        format!("P{}", r - PRED_BASE)
+    } else {
+        format!("R{r}")
+    };
+    if let Some(h) = hazards
+        .iter_mut()
+        .find(|h| h.pc == pc && h.register == register && h.kind == kind)
+    {
+        h.count += 1;
+        return;
+    }
+    if hazards.len() < MAX_RECORDS {
+        hazards.push(Hazard {
+            warp,
+            lane,
+            pc,
+            line,
+            register,
+            kind,
+            early_by,
+            cycle: t,
+            count: 1,
+        });
+    }
+}
+
+/// Records when this instruction's writes land and its reads finish.
+#[allow(clippy::too_many_arguments)]
+fn record_writes(
+    hazards: &mut Vec<Hazard>,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    t: u64,
+    latency: u32,
+    lat: Latency,
+) {
+    let n = w.width as usize;
+    let ins = &d.instr;
+    let lands = t + u64::from(latency);
+    let rows = w.ready_at.len() / n.max(1);
+    let mut waw: Option<(u16, u64, u32)> = None;
+    for &r in &ins.defs {
+        let base = hazard_row(rows, r) * n;
+        for l in convergence::its::lanes(on) {
+            let Some(slot) = w.ready_at.get_mut(base + l) else {
+                continue;
+            };
+            if *slot > lands && waw.is_none() {
+                waw = Some((r, *slot - lands, l as u32));
             }
-        }
-        if let Some((r, kind, early_by, lane)) = found {
-            self.push_hazard(w.gid, lane, pc, ins.line, r, kind, early_by, t);
+            *slot = lands;
         }
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn push_hazard(
-        &mut self,
-        warp: u32,
-        lane: u32,
-        pc: u32,
-        line: u32,
-        r: u16,
-        kind: HazardKind,
-        early_by: u64,
-        t: u64,
-    ) {
-        let register = if r >= PRED_BASE {
-            format!("P{}", r - PRED_BASE)
-        } else {
-            format!("R{r}")
-        };
-        if let Some(h) = self
-            .hazards
-            .iter_mut()
-            .find(|h| h.pc == pc && h.register == register && h.kind == kind)
-        {
-            h.count += 1;
-            return;
-        }
-        if self.hazards.len() < MAX_RECORDS {
-            self.hazards.push(Hazard {
-                warp,
-                lane,
-                pc,
-                line,
-                register,
-                kind,
-                early_by,
-                cycle: t,
-                count: 1,
-            });
-        }
-    }
-
-    /// Records when this instruction's writes land and its reads finish.
-    #[allow(clippy::too_many_arguments)]
-    fn record_writes(
-        &mut self,
-        w: &mut Warp,
-        d: &Decoded,
-        pc: u32,
-        on: u64,
-        t: u64,
-        latency: u32,
-        lat: Latency,
-    ) {
-        let n = w.width as usize;
-        let ins = &d.instr;
-        let lands = t + u64::from(latency);
-        let rows = w.ready_at.len() / n.max(1);
-        let mut waw: Option<(u16, u64, u32)> = None;
-        for &r in &ins.defs {
+    if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
+        let done = t + u64::from(lat.read_barrier.max(1));
+        for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
             let base = hazard_row(rows, r) * n;
             for l in convergence::its::lanes(on) {
-                let Some(slot) = w.ready_at.get_mut(base + l) else {
-                    continue;
-                };
-                if *slot > lands && waw.is_none() {
-                    waw = Some((r, *slot - lands, l as u32));
-                }
-                *slot = lands;
-            }
-        }
-        if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
-            let done = t + u64::from(lat.read_barrier.max(1));
-            for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
-                let base = hazard_row(rows, r) * n;
-                for l in convergence::its::lanes(on) {
-                    if let Some(x) = w.read_until.get_mut(base + l) {
-                        *x = done;
-                    }
+                if let Some(x) = w.read_until.get_mut(base + l) {
+                    *x = done;
                 }
             }
         }
-        if let Some((r, early_by, lane)) = waw {
-            self.push_hazard(
-                w.gid,
-                lane,
-                pc,
-                ins.line,
-                r,
-                HazardKind::WriteAfterWrite,
-                early_by,
-                t,
-            );
-        }
+    }
+    if let Some((r, early_by, lane)) = waw {
+        push_hazard(
+            hazards,
+            w.gid,
+            lane,
+            pc,
+            ins.line,
+            r,
+            HazardKind::WriteAfterWrite,
+            early_by,
+            t,
+        );
     }
 }
 
@@ -1845,6 +1868,8 @@ fn sb_reason(class: Class) -> Reason {
 }
 
 /// What stops the instruction at `pc` from issuing at `t`, if anything.
+/// Inlined for the common instruction that waits on no scoreboard.
+#[inline(always)]
 fn instruction_block(
     code: &[Decoded],
     w: &Warp,
@@ -1854,19 +1879,10 @@ fn instruction_block(
 ) -> Option<(Reason, Reason, u64)> {
     let d = code.get(pc as usize)?;
     let ins = &d.instr;
-    let blocking = match ins.op {
-        Op::Depbar { sb, le } => {
-            w.sb.depbar(sb, le, t)
-                .or_else(|| w.sb.blocking(ins.control.wait_mask, t))
+    if ins.control.wait_mask != 0 || matches!(ins.op, Op::Depbar { .. }) {
+        if let Some(b) = scoreboard_block(d, w, t) {
+            return Some(b);
         }
-        _ => w.sb.blocking(ins.control.wait_mask, t),
-    };
-    if let Some(b) = blocking {
-        return Some((
-            sb_reason(b.truth.class),
-            sb_reason(b.labelled.class),
-            b.until,
-        ));
     }
     if d.is_mufu && t < sfu_free {
         return Some((Reason::MathPipeThrottle, Reason::MathPipeThrottle, sfu_free));
@@ -1874,7 +1890,29 @@ fn instruction_block(
     None
 }
 
+/// The scoreboards the instruction `d` waits on at `t`, if any is busy.
+#[inline(never)]
+fn scoreboard_block(d: &Decoded, w: &Warp, t: u64) -> Option<(Reason, Reason, u64)> {
+    let ins = &d.instr;
+    let blocking = match ins.op {
+        Op::Depbar { sb, le } => {
+            w.sb.depbar(sb, le, t)
+                .or_else(|| w.sb.blocking(ins.control.wait_mask, t))
+        }
+        _ => w.sb.blocking(ins.control.wait_mask, t),
+    };
+    blocking.map(|b| {
+        (
+            sb_reason(b.truth.class),
+            sb_reason(b.labelled.class),
+            b.until,
+        )
+    })
+}
+
 /// The readiness of warp `w` at cycle `t`: a pure function of its state.
+/// Inlined for the `stack` model; the `its` model's part is not.
+#[inline(always)]
 pub fn readiness(
     code: &[Decoded],
     w: &Warp,
@@ -1916,83 +1954,101 @@ pub fn readiness(
                 None => Readiness::Ready { pc, lanes: active },
             }
         }
-        Convergence::Its(its) => {
-            let first = its.groups.first().map_or(0, |g| g.0);
-            let preferred = its
-                .current
-                .filter(|c| its.groups.iter().any(|g| g.0 == *c))
-                .unwrap_or(first);
-            if its.groups.is_empty() {
-                let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
-                let pc = (0..64)
-                    .find(|&l| live >> l & 1 != 0)
-                    .map_or(0, |l| its.pc[l]);
-                let reason = if at_bar {
-                    Reason::Barrier
+        Convergence::Its(its) => its_readiness(code, w, its, live, t, sfu_free, policy),
+    }
+}
+
+/// [`readiness`] of a warp under the `its` model.
+#[inline(never)]
+fn its_readiness(
+    code: &[Decoded],
+    w: &Warp,
+    its: &ItsState,
+    live: u64,
+    t: u64,
+    sfu_free: u64,
+    policy: GroupPolicy,
+) -> Readiness {
+    let blocked = |reason, until, pc| Readiness::Blocked {
+        reason,
+        labelled: reason,
+        until,
+        pc,
+    };
+    let first = its.groups.first().map_or(0, |g| g.0);
+    let preferred = its
+        .current
+        .filter(|c| its.groups.iter().any(|g| g.0 == *c))
+        .unwrap_or(first);
+    if its.groups.is_empty() {
+        let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
+        let pc = (0..64)
+            .find(|&l| live >> l & 1 != 0)
+            .map_or(0, |l| its.pc[l]);
+        let reason = if at_bar {
+            Reason::Barrier
+        } else {
+            Reason::ConvergenceBarrier
+        };
+        return blocked(reason, u64::MAX, pc);
+    }
+    if t < w.stall_until {
+        return blocked(Reason::Wait, w.stall_until, preferred);
+    }
+    if t < w.branch_until {
+        return blocked(Reason::BranchResolving, w.branch_until, preferred);
+    }
+    let mut first_ready = None;
+    let mut first_other = None;
+    let mut preferred_ready = None;
+    let mut soonest = u64::MAX;
+    let mut preferred_block = None;
+    for &(gpc, lanes) in &its.groups {
+        match instruction_block(code, w, gpc, t, sfu_free) {
+            None => {
+                first_ready = first_ready.or(Some((gpc, lanes)));
+                if gpc == preferred {
+                    preferred_ready = Some((gpc, lanes));
                 } else {
-                    Reason::ConvergenceBarrier
-                };
-                return blocked(reason, u64::MAX, pc);
-            }
-            if t < w.stall_until {
-                return blocked(Reason::Wait, w.stall_until, preferred);
-            }
-            if t < w.branch_until {
-                return blocked(Reason::BranchResolving, w.branch_until, preferred);
-            }
-            let mut first_ready = None;
-            let mut first_other = None;
-            let mut preferred_ready = None;
-            let mut soonest = u64::MAX;
-            let mut preferred_block = None;
-            for &(gpc, lanes) in &its.groups {
-                match instruction_block(code, w, gpc, t, sfu_free) {
-                    None => {
-                        first_ready = first_ready.or(Some((gpc, lanes)));
-                        if gpc == preferred {
-                            preferred_ready = Some((gpc, lanes));
-                        } else {
-                            first_other = first_other.or(Some((gpc, lanes)));
-                        }
-                    }
-                    Some((reason, labelled, until)) => {
-                        soonest = soonest.min(until);
-                        if gpc == preferred {
-                            preferred_block = Some((reason, labelled));
-                        }
-                    }
+                    first_other = first_other.or(Some((gpc, lanes)));
                 }
             }
-            // A yield hands the slot to another group when there is one.
-            let choice = match (policy, w.yielded) {
-                (GroupPolicy::Sticky, false) => preferred_ready.or(first_ready),
-                (GroupPolicy::Sticky, true) => first_other.or(preferred_ready),
-                (GroupPolicy::LowestPc, false) => first_ready,
-                (GroupPolicy::LowestPc, true) => first_other.or(first_ready),
-            };
-            if let Some((pc, lanes)) = choice {
-                return Readiness::Ready { pc, lanes };
-            }
-            // The lanes that issued last wait for their siblings at a
-            // convergence barrier: that is why this warp does not issue.
-            if let Some(c) = its.current
-                && !its.groups.iter().any(|g| g.0 == c)
-            {
-                return Readiness::Blocked {
-                    reason: Reason::ConvergenceBarrier,
-                    labelled: Reason::ConvergenceBarrier,
-                    until: soonest,
-                    pc: c,
-                };
-            }
-            let (reason, labelled) = preferred_block.unwrap_or((Reason::Wait, Reason::Wait));
-            Readiness::Blocked {
-                reason,
-                labelled,
-                until: soonest,
-                pc: preferred,
+            Some((reason, labelled, until)) => {
+                soonest = soonest.min(until);
+                if gpc == preferred {
+                    preferred_block = Some((reason, labelled));
+                }
             }
         }
+    }
+    // A yield hands the slot to another group when there is one.
+    let choice = match (policy, w.yielded) {
+        (GroupPolicy::Sticky, false) => preferred_ready.or(first_ready),
+        (GroupPolicy::Sticky, true) => first_other.or(preferred_ready),
+        (GroupPolicy::LowestPc, false) => first_ready,
+        (GroupPolicy::LowestPc, true) => first_other.or(first_ready),
+    };
+    if let Some((pc, lanes)) = choice {
+        return Readiness::Ready { pc, lanes };
+    }
+    // The lanes that issued last wait for their siblings at a
+    // convergence barrier: that is why this warp does not issue.
+    if let Some(c) = its.current
+        && !its.groups.iter().any(|g| g.0 == c)
+    {
+        return Readiness::Blocked {
+            reason: Reason::ConvergenceBarrier,
+            labelled: Reason::ConvergenceBarrier,
+            until: soonest,
+            pc: c,
+        };
+    }
+    let (reason, labelled) = preferred_block.unwrap_or((Reason::Wait, Reason::Wait));
+    Readiness::Blocked {
+        reason,
+        labelled,
+        until: soonest,
+        pc: preferred,
     }
 }
 
