@@ -1879,10 +1879,10 @@ fn instruction_block(
 ) -> Option<(Reason, Reason, u64)> {
     let d = code.get(pc as usize)?;
     let ins = &d.instr;
-    if ins.control.wait_mask != 0 || matches!(ins.op, Op::Depbar { .. }) {
-        if let Some(b) = scoreboard_block(d, w, t) {
-            return Some(b);
-        }
+    if (ins.control.wait_mask != 0 || matches!(ins.op, Op::Depbar { .. }))
+        && let Some(b) = scoreboard_block(d, w, t)
+    {
+        return Some(b);
     }
     if d.is_mufu && t < sfu_free {
         return Some((Reason::MathPipeThrottle, Reason::MathPipeThrottle, sfu_free));
