@@ -166,6 +166,14 @@ fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     let off = full & !on;
     if off == 0 {
         copy_lanes(dst, &vals[..n]);
+    } else if let (32, Ok(dst)) = (N, <&mut [u32; 32]>::try_from(&mut *dst)) {
+        // A fixed 32 lanes: a branch-free blend the compiler vectorises.
+        let on = on as u32;
+        for (l, x) in dst.iter_mut().enumerate() {
+            let bit = 1u32 << l;
+            let keep = 0u32.wrapping_sub(u32::from(on & bit == bit));
+            *x ^= (*x ^ vals[l]) & keep;
+        }
     } else if off.count_ones() <= 8 {
         // Mostly on: copy every lane, then put the few off lanes back.
         let mut saved = [0u32; 8];

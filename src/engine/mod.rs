@@ -845,6 +845,7 @@ impl State {
                 wake_at: t,
                 counters: Counters::default(),
                 dispatched_at: t,
+                counted: (0, 0),
                 ready_at: Vec::new(),
                 read_until: Vec::new(),
             };
@@ -1112,8 +1113,15 @@ impl State {
         let on = active & w.pred_mask(ins.guard);
         let full = w.full();
         // Counting lanes is a dozen instructions on a CPU without POPCNT:
-        // count each mask once, and skip the masks that are usually empty.
-        let n_active = u64::from(active.count_ones());
+        // a warp usually issues several instructions with one active mask,
+        // so its count is kept; and the masks usually empty are skipped.
+        let n_active = if w.counted.0 == active {
+            w.counted.1
+        } else {
+            let n = u64::from(active.count_ones());
+            w.counted = (active, n);
+            n
+        };
         let n_on = if on == active {
             n_active
         } else {

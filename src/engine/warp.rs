@@ -66,6 +66,8 @@ pub struct Warp {
     pub wake_at: u64,
     pub counters: Counters,
     pub dispatched_at: u64,
+    /// The last active mask whose lanes were counted, and the count.
+    pub counted: (u64, u64),
     /// Per lane and register or predicate: the cycle its latest write
     /// lands, for hazard checks (empty when not checking).
     pub ready_at: Vec<u64>,
