@@ -399,6 +399,7 @@ struct Access {
 
 /// Loads and stores for both spaces: per-lane access, faults, and the
 /// access pattern for coalescing or bank analysis.
+#[inline(never)]
 fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
     let Access {
         space,
@@ -422,7 +423,7 @@ fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) 
         let sc = &mut *env.scratch;
         let items = lanes(on & lane_mask(n as u32)).map(|l| {
             let mut ws = [0u32; 4];
-            for (x, row_k) in ws.iter_mut().zip(&rows) {
+            for (x, row_k) in ws.iter_mut().zip(&rows).take(nregs) {
                 *x = row_k.and_then(|r| r.get(l)).copied().unwrap_or(0);
             }
             (l as u32, a[l], ws)

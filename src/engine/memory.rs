@@ -253,35 +253,39 @@ pub struct Coalescing {
 /// Groups lane accesses `(address, size)` into 32-byte sectors and 128-byte
 /// lines. Accesses are naturally aligned, so each lies in one sector.
 pub fn coalesce(accesses: &mut [(u32, u32)]) -> Coalescing {
-    if accesses.is_empty() {
-        return Coalescing::default();
+    // Lanes usually access in address order already: then one pass.
+    if let Some(c) = coalesce_sorted(accesses) {
+        return c;
     }
-    // Lanes usually access in address order already.
-    if !accesses.is_sorted() {
-        accesses.sort_unstable();
-    }
+    accesses.sort_unstable();
+    coalesce_sorted(accesses).unwrap_or_default()
+}
+
+/// [`coalesce`] of accesses in address order; `None` if they are not.
+fn coalesce_sorted(accesses: &[(u32, u32)]) -> Option<Coalescing> {
     let mut c = Coalescing::default();
+    let mut last_addr = 0;
     let mut last_sector = u32::MAX;
     let mut last_line = u32::MAX;
     let mut covered_to: u64 = 0;
-    for &(addr, size) in accesses.iter() {
+    for &(addr, size) in accesses {
+        if addr < last_addr {
+            return None;
+        }
+        last_addr = addr;
         let sector = addr / SECTOR;
-        if sector != last_sector {
-            c.sectors += 1;
-            last_sector = sector;
-        }
+        c.sectors += u32::from(sector != last_sector);
+        last_sector = sector;
         let line = addr / LINE;
-        if line != last_line {
-            c.lines += 1;
-            last_line = line;
-        }
+        c.lines += u32::from(line != last_line);
+        last_line = line;
         let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(size));
         if end > covered_to {
             c.requested_bytes += (end - start.max(covered_to)) as u32;
             covered_to = end;
         }
     }
-    c
+    Some(c)
 }
 
 /// The worst bank's number of distinct 4-byte words: the passes a shared
@@ -339,6 +343,20 @@ mod tests {
         let mut a: Vec<(u32, u32)> = (0..32).map(|_| (0x10_0040, 4)).collect();
         let c = coalesce(&mut a);
         assert_eq!((c.sectors, c.lines, c.requested_bytes), (1, 1, 4));
+    }
+
+    #[test]
+    fn lanes_out_of_address_order_coalesce_the_same() {
+        // Lane l reads word 31 - l, and two lanes overlap an 8-byte access:
+        // 32 words in 4 sectors of one line, 128 distinct bytes.
+        let mut a: Vec<(u32, u32)> = (0..32).rev().map(|l| (0x10_0000 + 4 * l, 4)).collect();
+        a.push((0x10_0000, 8));
+        let c = coalesce(&mut a);
+        assert_eq!((c.sectors, c.lines, c.requested_bytes), (4, 1, 128));
+        // In order, but the wider access first at the same address.
+        let mut b = vec![(0x10_0000, 8), (0x10_0000, 4), (0x10_0080, 4)];
+        let c = coalesce(&mut b);
+        assert_eq!((c.sectors, c.lines, c.requested_bytes), (2, 2, 12));
     }
 
     #[test]
