@@ -664,14 +664,18 @@ impl State {
 
     /// Steps until cycle `target` (or the end), skipping idle cycles.
     fn run_until(&mut self, sh: &Shared, target: u64) {
+        let mut idle = self.idle();
         while self.cycle < target && !self.halted() {
-            if self.idle() {
+            if idle {
                 self.skip_idle(sh, target);
                 if self.cycle >= target || self.halted() {
                     break;
                 }
             }
-            self.step(sh);
+            match self.cycle_once(sh) {
+                Some(now_idle) => idle = now_idle,
+                None => break,
+            }
         }
     }
 
@@ -720,42 +724,49 @@ impl State {
     }
 
     /// Simulates exactly one cycle. Returns false, doing nothing, once the
-    /// run finished or stopped. Inlined into the run loop with the whole
-    /// issue path (see `issue_sm`).
-    #[inline(always)]
+    /// run finished or stopped.
     fn step(&mut self, sh: &Shared) -> bool {
+        self.cycle_once(sh).is_some()
+    }
+
+    /// [`State::step`], returning whether the machine is [`State::idle`]
+    /// after the cycle (`None`: it did nothing). Inlined into the run loop
+    /// with the whole issue path (see `issue_sm`).
+    #[inline(always)]
+    fn cycle_once(&mut self, sh: &Shared) -> Option<bool> {
         if self.halted() {
-            return false;
+            return None;
         }
         let t = self.cycle;
-        self.check_limit(sh);
-        if self.halted() {
-            return false;
+        if t >= sh.cfg.max_cycles {
+            self.check_limit(sh);
+            return None;
         }
         self.issues.clear();
         if self.dispatch_due {
             self.dispatch(sh, t);
         }
+        // SMs are independent within a cycle: nothing one issues changes
+        // which warps of another wake or can issue.
         for s in 0..self.sms.len() {
             self.wake(sh, s, t);
-        }
-        for s in 0..self.sms.len() {
             self.issue_sm(sh, s, t);
         }
         if self.retire_due {
             self.retire(t);
         }
         self.cycle = t + 1;
+        let idle = self.idle();
         if self.next_block >= sh.cfg.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
             self.finished = true;
         } else if self.error.is_none() {
             // Only a machine with no eligible warp can be deadlocked.
-            if self.idle() {
+            if idle {
                 self.check_deadlock(sh);
             }
             self.check_limit(sh);
         }
-        true
+        Some(idle)
     }
 
     /// Dispatches waiting blocks into SMs with room, round robin over SMs.
