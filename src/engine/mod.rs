@@ -36,7 +36,7 @@ use convergence::{Convergence, ItsState, LaneWait, SimtStack};
 use exec::{Env, MemEffect, Scratch};
 use memory::{FaultKind, GlobalMemory, SharedMemory};
 use scoreboard::Producer;
-use sm::{ResidentBlock, Sm};
+use sm::{ResidentBlock, Sm, Wheel};
 use stats::{Counters, MemoryCounters, PcCounters, Reason};
 use warp::{Status, Warp, lane_mask};
 
@@ -921,15 +921,24 @@ impl State {
 
     /// Re-evaluates the warps due at cycle `t`.
     fn wake(&mut self, sh: &Shared, s: usize, t: u64) {
-        let mut due = self.sms[s].wheel.take(t);
+        let State { sms, pcs, .. } = self;
+        let Sm {
+            slots,
+            sched,
+            eligible,
+            wheel,
+            ..
+        } = &mut sms[s];
+        let mut due = wheel.take(t);
         while due != 0 {
             let slot = due.trailing_zeros();
             due &= due - 1;
-            let current = self.sms[s].slots[slot as usize]
-                .as_ref()
-                .is_some_and(|w| w.wake_at == t && !matches!(w.status, Status::Done { .. }));
-            if current {
-                self.evaluate_into(sh, s, slot, t);
+            let Some(w) = slots[slot as usize].as_deref_mut() else {
+                continue;
+            };
+            if w.wake_at == t && !matches!(w.status, Status::Done { .. }) {
+                let sfu_free = sched[w.scheduler as usize].sfu_free;
+                Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
             }
         }
     }
@@ -968,16 +977,37 @@ impl State {
     /// Evaluates warp `slot` at cycle `t` and files it as eligible or as
     /// blocked with a wake-up.
     fn evaluate_into(&mut self, sh: &Shared, s: usize, slot: u32, t: u64) {
-        let policy = sh.cfg.group_policy;
-        let sm = &mut self.sms[s];
-        let Some(w) = sm.slots[slot as usize].as_mut() else {
+        let Sm {
+            slots,
+            sched,
+            eligible,
+            wheel,
+            ..
+        } = &mut self.sms[s];
+        let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
-        let sfu_free = sm.sched[w.scheduler as usize].sfu_free;
-        match readiness(&sh.code, w, t, sfu_free, policy) {
+        let sfu_free = sched[w.scheduler as usize].sfu_free;
+        Self::evaluate(sh, &mut self.pcs, eligible, wheel, sfu_free, w, slot, t);
+    }
+
+    /// [`State::evaluate_into`] with the SM's parts borrowed apart.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn evaluate(
+        sh: &Shared,
+        pcs: &mut [PcCounters],
+        eligible: &mut u64,
+        wheel: &mut Wheel,
+        sfu_free: u64,
+        w: &mut Warp,
+        slot: u32,
+        t: u64,
+    ) {
+        match readiness(&sh.code, w, t, sfu_free, sh.cfg.group_policy) {
             Readiness::Ready { pc, lanes } => {
                 Self::set_status(
-                    &mut self.pcs,
+                    pcs,
                     w,
                     Status::Eligible {
                         since: t,
@@ -986,7 +1016,7 @@ impl State {
                     },
                     t,
                 );
-                sm.eligible |= 1 << slot;
+                *eligible |= 1 << slot;
             }
             Readiness::Blocked {
                 reason,
@@ -995,7 +1025,7 @@ impl State {
                 pc,
             } => {
                 Self::set_status(
-                    &mut self.pcs,
+                    pcs,
                     w,
                     Status::Blocked {
                         reason,
@@ -1006,9 +1036,9 @@ impl State {
                     },
                     t,
                 );
-                sm.eligible &= !(1 << slot);
+                *eligible &= !(1 << slot);
                 if until != u64::MAX {
-                    w.wake_at = sm.wheel.schedule(t, until, slot);
+                    w.wake_at = wheel.schedule(t, until, slot);
                 }
             }
             Readiness::Done => {}
@@ -1021,46 +1051,50 @@ impl State {
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
         let policy = sh.cfg.policy;
         for k in 0..self.sms[s].sched.len() {
-            let sm = &self.sms[s];
+            let sm = &mut self.sms[s];
             let cand = sm.eligible & sm.sched_mask[k];
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
             };
-            let (pc, lanes, since) = match sm.slots[slot as usize].as_deref() {
-                Some(Warp {
-                    status: Status::Eligible { pc, lanes, since },
-                    ..
-                }) => (*pc, *lanes, *since),
-                _ => continue,
-            };
-            let uses_lsu = sh.code[pc as usize].uses_lsu;
-            if uses_lsu && self.sms[s].lsu_busy == Some(t) {
-                // Selected, but another scheduler took the shared pipe.
-                let sm = &mut self.sms[s];
-                if let Some(w) = sm.slots[slot as usize].as_mut() {
-                    Self::set_status(
-                        &mut self.pcs,
-                        w,
-                        Status::Eligible {
-                            since: t + 1,
-                            pc,
-                            lanes,
-                        },
-                        t,
-                    );
-                    w.counters.stalls.add(Reason::DispatchStall, 1);
-                    self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
-                    if self.record_issues {
-                        self.issues
-                            .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
-                    }
-                }
+            let Some(Status::Eligible { pc, lanes, since }) =
+                sm.slots[slot as usize].as_deref().map(|w| w.status)
+            else {
                 continue;
-            }
-            if uses_lsu {
-                self.sms[s].lsu_busy = Some(t);
+            };
+            if sh.code[pc as usize].uses_lsu {
+                if sm.lsu_busy == Some(t) {
+                    self.dispatch_stall(s, k, slot, pc, lanes, t);
+                    continue;
+                }
+                sm.lsu_busy = Some(t);
             }
             self.issue(sh, s, k, slot, pc, lanes, since, t);
+        }
+    }
+
+    /// Warp `slot` was selected at `t`, but another scheduler took the SM's
+    /// shared load/store pipe: it stays eligible, charged a dispatch stall.
+    #[cold]
+    #[inline(never)]
+    fn dispatch_stall(&mut self, s: usize, k: usize, slot: u32, pc: u32, lanes: u64, t: u64) {
+        let Some(w) = self.sms[s].slots[slot as usize].as_deref_mut() else {
+            return;
+        };
+        Self::set_status(
+            &mut self.pcs,
+            w,
+            Status::Eligible {
+                since: t + 1,
+                pc,
+                lanes,
+            },
+            t,
+        );
+        w.counters.stalls.add(Reason::DispatchStall, 1);
+        self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
+        if self.record_issues {
+            self.issues
+                .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
         }
     }
 
