@@ -1365,58 +1365,36 @@ impl State {
         } else {
             // Nothing another warp does later in this cycle changes this
             // warp's readiness (a barrier release re-wakes it), so its
-            // status from the next cycle is settled now. That interval has
-            // not started, so nothing is charged.
+            // status from the next cycle is settled now.
+            //
             // The common case needs no evaluation: a stack warp still
             // inside its stall count waits until the count runs out.
-            let quick = match &w.conv {
-                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => {
-                    st.top().map(|e| Readiness::Blocked {
-                        reason: Reason::Wait,
-                        labelled: Reason::Wait,
-                        until: w.stall_until,
-                        pc: e.pc,
-                    })
-                }
+            let waiting = match &w.conv {
+                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => st.top(),
                 _ => None,
             };
-            let sfu_free = sched[w.scheduler as usize].sfu_free;
-            let policy = sh.cfg.group_policy;
-            let r = quick.unwrap_or_else(|| readiness(code, w, next, sfu_free, policy));
-            w.status = match r {
-                Readiness::Ready { pc, lanes } => {
-                    *eligible |= 1 << slot;
-                    Status::Eligible {
-                        since: next,
-                        pc,
-                        lanes,
-                    }
-                }
-                Readiness::Blocked {
-                    reason,
-                    labelled,
-                    until,
-                    pc,
-                } => {
-                    if until != u64::MAX {
-                        w.wake_at = wheel.schedule(next, until, slot);
-                    }
-                    Status::Blocked {
-                        reason,
-                        labelled,
-                        since: next,
-                        until,
-                        pc,
-                    }
-                }
-                Readiness::Done => Status::Blocked {
+            if let Some(top) = waiting {
+                w.status = Status::Blocked {
+                    reason: Reason::Wait,
+                    labelled: Reason::Wait,
+                    since: next,
+                    until: w.stall_until,
+                    pc: top.pc,
+                };
+                w.wake_at = wheel.schedule(next, w.stall_until, slot);
+            } else {
+                // A placeholder from t + 1, replaced (and charged nothing)
+                // by the evaluation.
+                w.status = Status::Blocked {
                     reason: Reason::Wait,
                     labelled: Reason::Wait,
                     since: next,
                     until: next,
                     pc,
-                },
-            };
+                };
+                let sfu_free = sched[w.scheduler as usize].sfu_free;
+                Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, next);
+            }
         }
         let block = w.block;
         if d.is_mufu {
