@@ -945,6 +945,14 @@ impl State {
 
     /// Charges the warp's current status up to `t` and replaces it.
     fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
+        let (Status::Eligible { since, .. }
+        | Status::Blocked { since, .. }
+        | Status::Done { since }) = w.status;
+        if since >= t {
+            // Nothing has run (a status set for the next cycle).
+            w.status = new;
+            return;
+        }
         match w.status {
             Status::Eligible { since, pc, .. } => {
                 let n = t.saturating_sub(since);
