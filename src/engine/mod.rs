@@ -1587,6 +1587,8 @@ fn flag_convergence(issues: &mut [IssueRecord], w: &Warp, active: u64, divergent
     }
 }
 
+/// Records a hazard when the instruction at `pc` reads a register before
+/// its latest write lands, or writes one a store is still reading.
 fn check_hazards_at(
     hazards: &mut Vec<Hazard>,
     w: &mut Warp,
@@ -1629,6 +1631,7 @@ fn check_hazards_at(
     }
 }
 
+/// Counts a hazard at `pc`, recording the first of each kind and register.
 #[allow(clippy::too_many_arguments)]
 fn push_hazard(
     hazards: &mut Vec<Hazard>,
