@@ -10,18 +10,19 @@ pub const WHEEL: u64 = 1024;
 
 /// A timing wheel of warp-slot masks: slot `t % WHEEL` holds the warps to
 /// re-evaluate at cycle `t`. An occupancy bitmap finds the next busy slot
-/// quickly when the whole SM is idle.
+/// quickly when the whole SM is idle. Both are fixed-size arrays, so that
+/// indexing by `t % WHEEL` needs no bounds check.
 #[derive(Debug, Clone)]
 pub struct Wheel {
-    slots: Vec<u64>,
-    occupied: Vec<u64>,
+    slots: Box<[u64; WHEEL as usize]>,
+    occupied: [u64; WHEEL as usize / 64],
 }
 
 impl Default for Wheel {
     fn default() -> Self {
         Wheel {
-            slots: vec![0; WHEEL as usize],
-            occupied: vec![0; WHEEL as usize / 64],
+            slots: Box::new([0; WHEEL as usize]),
+            occupied: [0; WHEEL as usize / 64],
         }
     }
 }
