@@ -430,7 +430,7 @@ mod tests {
             8,
             &[(0x10_0010, [7, 9, 0, 0]), (0x10_0018, [11, 13, 0, 0])],
         );
-        assert!(r.iter().all(|x| x.2.is_ok()));
+        assert_eq!(r, vec![(0, 0x10_0010, Ok(())), (1, 0x10_0018, Ok(()))]);
         let words: Vec<_> = (0..4).map(|i| g.word(0x10_0010 + 4 * i)).collect();
         assert_eq!(words, [Some(7), Some(9), Some(11), Some(13)]);
         let r = write(
@@ -441,7 +441,7 @@ mod tests {
                 (0x10_0023, [0xbb, 0, 0, 0]),
             ],
         );
-        assert!(r.iter().all(|x| x.2.is_ok()));
+        assert_eq!(r, vec![(0, 0x10_0021, Ok(())), (1, 0x10_0023, Ok(()))]);
         assert_eq!(g.word(0x10_0020), Some(0xbb00_aa00));
     }
 
