@@ -420,14 +420,21 @@ fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) 
         for (k, row_k) in rows.iter_mut().enumerate().take(nregs) {
             *row_k = row::<N>(w, reg.saturating_add(k as u8));
         }
-        let sc = &mut *env.scratch;
-        let items = lanes(on & lane_mask(n as u32)).map(|l| {
+        let words = |l: usize| {
             let mut ws = [0u32; 4];
             for (x, row_k) in ws.iter_mut().zip(&rows).take(nregs) {
                 *x = row_k.and_then(|r| r.get(l)).copied().unwrap_or(0);
             }
-            (l as u32, a[l], ws)
-        });
+            ws
+        };
+        let on_n = on & lane_mask(n as u32);
+        if on_n != 0
+            && let Some(c) = env.global.store_in_order(size, &a, on_n, words)
+        {
+            return MemEffect::Global(c);
+        }
+        let sc = &mut *env.scratch;
+        let items = lanes(on_n).map(|l| (l as u32, a[l], words(l)));
         env.global
             .write_lanes(size, items, |lane, address, result| match result {
                 Ok(()) => sc.accesses.push((address, size)),
@@ -439,6 +446,21 @@ fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) 
         return MemEffect::Global(memory::coalesce(&mut sc.accesses));
     }
     let mut loaded: [Lanes; 4] = [[0; 64]; 4];
+    let on_n = on & lane_mask(n as u32);
+    if !store
+        && matches!(space, Space::Global)
+        && on_n != 0
+        && let Some(c) = env.global.load_in_order(size, &a, on_n, |l, buf| {
+            for (k, dst) in loaded.iter_mut().take(nregs).enumerate() {
+                dst[l] = load_value(buf, width, k);
+            }
+        })
+    {
+        for (k, vals) in loaded.iter().take(nregs).enumerate() {
+            write::<N>(w, reg.saturating_add(k as u8), vals, on_n);
+        }
+        return MemEffect::Global(c);
+    }
     let mut ok: u64 = 0;
     for l in (0..n).filter(|&l| on >> l & 1 != 0) {
         let mut buf = [0u8; 16];

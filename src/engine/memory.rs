@@ -131,7 +131,6 @@ impl GlobalMemory {
         mut done: impl FnMut(u32, u32, Result<(), FaultKind>),
     ) {
         let n = size as usize;
-        let k = n.div_ceil(4).clamp(1, 4);
         let mut lanes = lanes.peekable();
         while let Some(&(lane, addr, _)) = lanes.peek() {
             let (b, off) = match self.locate(addr, size) {
@@ -155,17 +154,118 @@ impl GlobalMemory {
                     break;
                 }
                 lanes.next();
-                let o = (a - lo) as usize;
-                if n < 4 {
-                    page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
-                } else {
-                    for (j, wd) in ws.iter().take(k).enumerate() {
-                        page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
-                    }
-                }
+                put(page, (a - lo) as usize, n, &ws);
                 done(lane, addr, Ok(()));
             }
         }
+    }
+
+    /// The buffer every lane of `on` (not empty) accesses, with the
+    /// coalescing, when the lanes' `size`-byte accesses at `addrs` are
+    /// naturally aligned, inside that one buffer and in address order (the
+    /// usual case); `None` otherwise.
+    ///
+    /// Equal-sized aligned accesses in order overlap only where a lane
+    /// repeats the previous address, so the distinct bytes are `size` per
+    /// distinct address: the same count [`coalesce`] makes.
+    fn in_order(&self, size: u32, addrs: &[u32; 64], on: u64) -> Option<(usize, Coalescing)> {
+        if !size.is_power_of_two() || on == 0 {
+            return None;
+        }
+        let first = on.trailing_zeros() as usize % 64;
+        let last = 63 - on.leading_zeros() as usize % 64;
+        // The first lane aligned and inside a buffer, the last inside the
+        // same one, and all in order between them: all are inside.
+        let (b, _) = self.locate(addrs[first], size).ok()?;
+        let buf = &self.buffers[b];
+        let end = u64::from(buf.base) + u64::from(buf.len);
+        if u64::from(addrs[last]) + u64::from(size) > end {
+            return None;
+        }
+        let mut t = Tally::new(addrs[first]);
+        let run = on >> first;
+        if run & run.wrapping_add(1) == 0 {
+            // Consecutive lanes (the whole warp, usually): a plain slice.
+            addrs[first + 1..=last].iter().for_each(|&a| t.add(a));
+        } else {
+            let mut rest = on & (on - 1);
+            while rest != 0 {
+                t.add(addrs[rest.trailing_zeros() as usize % 64]);
+                rest &= rest - 1;
+            }
+        }
+        if t.backwards || t.bits & (size - 1) != 0 {
+            return None;
+        }
+        let c = Coalescing {
+            sectors: t.sectors,
+            lines: t.lines,
+            requested_bytes: t.distinct * size,
+        };
+        Some((b, c))
+    }
+
+    /// One store's lanes at once when [`GlobalMemory::in_order`] holds:
+    /// lane `l` writes `size` bytes of `words(l)` (as in
+    /// [`GlobalMemory::write_lanes`]) at `addrs[l]`. `None`, having written
+    /// nothing, otherwise: then `write_lanes` takes each lane and its fault.
+    pub fn store_in_order(
+        &mut self,
+        size: u32,
+        addrs: &[u32; 64],
+        on: u64,
+        words: impl Fn(usize) -> [u32; 4],
+    ) -> Option<Coalescing> {
+        let (b, c) = self.in_order(size, addrs, on)?;
+        let n = size as usize;
+        let buf = &mut self.buffers[b];
+        let base = u64::from(buf.base);
+        let mut rest = on;
+        while rest != 0 {
+            // Lanes in address order: one page's lanes follow each other.
+            let off = (u64::from(addrs[rest.trailing_zeros() as usize % 64]) - base) as usize;
+            let p = off / PAGE;
+            let lo = base + (p * PAGE) as u64;
+            let page = Arc::make_mut(&mut buf.pages[p]);
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize % 64;
+                let a = u64::from(addrs[l]);
+                if a >= lo + PAGE as u64 {
+                    break;
+                }
+                rest &= rest - 1;
+                put(page, (a - lo) as usize, n, &words(l));
+            }
+        }
+        Some(c)
+    }
+
+    /// One load's lanes at once when [`GlobalMemory::in_order`] holds:
+    /// `got(l, bytes)` receives lane `l`'s `size` bytes (zero-padded to 16).
+    /// `None`, having read nothing, otherwise.
+    pub fn load_in_order(
+        &self,
+        size: u32,
+        addrs: &[u32; 64],
+        on: u64,
+        mut got: impl FnMut(usize, &[u8; 16]),
+    ) -> Option<Coalescing> {
+        let (b, c) = self.in_order(size, addrs, on)?;
+        let n = size as usize;
+        let buf = &self.buffers[b];
+        let base = u64::from(buf.base);
+        let mut rest = on;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize % 64;
+            rest &= rest - 1;
+            let off = (u64::from(addrs[l]) - base) as usize;
+            // Natural alignment keeps an access inside one page.
+            let (page, o) = (&buf.pages[off / PAGE], off % PAGE);
+            let mut bytes = [0u8; 16];
+            bytes[..n].copy_from_slice(&page[o..o + n]);
+            got(l, &bytes);
+        }
+        Some(c)
     }
 
     /// A buffer's whole contents, by name.
@@ -194,6 +294,55 @@ impl GlobalMemory {
             .checked_sub(1)?;
         let b = &self.buffers[i];
         (addr - b.base < b.len).then(|| (&*b.name, b.base))
+    }
+}
+
+/// [`GlobalMemory::in_order`]'s running counts over lanes' addresses.
+struct Tally {
+    prev: u32,
+    /// Some address came before the previous one.
+    backwards: bool,
+    /// Every address ORed: its low bits show any misalignment.
+    bits: u32,
+    distinct: u32,
+    sectors: u32,
+    lines: u32,
+}
+
+impl Tally {
+    fn new(first: u32) -> Self {
+        Tally {
+            prev: first,
+            backwards: false,
+            bits: first,
+            distinct: 1,
+            sectors: 1,
+            lines: 1,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, a: u32) {
+        let p = self.prev;
+        self.backwards |= a < p;
+        self.bits |= a;
+        self.distinct += u32::from(a != p);
+        self.sectors += u32::from(a / SECTOR != p / SECTOR);
+        self.lines += u32::from(a / LINE != p / LINE);
+        self.prev = a;
+    }
+}
+
+/// Places one lane's store at byte `o` of `page`: `n` bytes, from its
+/// words (little-endian; under 4 bytes, the low bytes of the first).
+#[inline(always)]
+fn put(page: &mut [u8; PAGE], o: usize, n: usize, ws: &[u32; 4]) {
+    if n < 4 {
+        page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
+    } else {
+        for (j, wd) in ws.iter().take(n / 4).enumerate() {
+            page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
+        }
     }
 }
 
@@ -443,6 +592,78 @@ mod tests {
         );
         assert_eq!(r, vec![(0, 0x10_0021, Ok(())), (1, 0x10_0023, Ok(()))]);
         assert_eq!(g.word(0x10_0020), Some(0xbb00_aa00));
+    }
+
+    #[test]
+    fn lanes_in_order_store_and_load_at_once() {
+        let spec = BufferSpec {
+            name: "d".into(),
+            ty: ElemType::U32,
+            len: 2048,
+            base: 0x10_0000,
+            init: vec![0; 8192],
+        };
+        let mut g = GlobalMemory::new(&[spec]);
+        let keep = g.clone();
+        let mut a = [0u32; 64];
+        // Lanes 0..32 store consecutive words across the page boundary at
+        // 0x10_1000: 128 bytes from 0x10_0fc0 (sector-aligned, half-way
+        // through a line), 4 sectors in 2 lines.
+        for (l, x) in a.iter_mut().enumerate().take(32) {
+            *x = 0x10_0fc0 + 4 * l as u32;
+        }
+        let full = u64::from(u32::MAX);
+        let words = |l: usize| [100 + l as u32, 0, 0, 0];
+        let c = g.store_in_order(4, &a, full, words);
+        let want = Coalescing {
+            sectors: 4,
+            lines: 2,
+            requested_bytes: 128,
+        };
+        assert_eq!(c, Some(want));
+        assert_eq!(g.word(0x10_0fc0), Some(100));
+        assert_eq!(g.word(0x10_1000), Some(116));
+        assert_eq!(g.word(0x10_103c), Some(131));
+        assert_eq!(keep.word(0x10_1000), Some(0));
+        let mut got = Vec::new();
+        let c = g.load_in_order(4, &a, 0b1000_0000_0000_0000_0101, |l, b| {
+            got.push((l, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        });
+        // Lanes 0, 2 and 19: 0x10_0fc0, 0x10_0fc8 (one sector), 0x10_100c
+        // (the next line).
+        assert_eq!(
+            c,
+            Some(Coalescing {
+                sectors: 2,
+                lines: 2,
+                requested_bytes: 12
+            })
+        );
+        assert_eq!(got, vec![(0, 100), (2, 102), (19, 119)]);
+        // Lanes repeating an address count its bytes once.
+        let mut r = [0u32; 64];
+        r[..4].copy_from_slice(&[0x10_0000, 0x10_0000, 0x10_0040, 0x10_0040]);
+        let c = g.load_in_order(4, &r, 0xf, |_, _| {});
+        let want = Coalescing {
+            sectors: 2,
+            lines: 1,
+            requested_bytes: 8,
+        };
+        assert_eq!(c, Some(want));
+        // Out of order, misaligned, or leaving the buffer: not at once,
+        // and nothing written.
+        for bad in [
+            [0x10_0004, 0x10_0000],
+            [0x10_0000, 0x10_0006],
+            [0x10_1ffc, 0x10_2000],
+        ] {
+            let mut r = [0u32; 64];
+            r[..2].copy_from_slice(&bad);
+            assert_eq!(g.store_in_order(4, &r, 0b11, |_| [9, 0, 0, 0]), None);
+        }
+        for addr in [0x10_0000, 0x10_0004, 0x10_1ffc] {
+            assert_eq!(g.word(addr), Some(0));
+        }
     }
 
     #[test]
