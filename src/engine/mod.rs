@@ -819,13 +819,18 @@ impl State {
             regs.resize(nregs * w as usize, 0);
             let conv = match (sc.machine.convergence, spare.as_mut().map(|b| &mut b.conv)) {
                 (Model::Stack, Some(Convergence::Stack(old))) => {
-                    let mut st = std::mem::replace(old, SimtStack::new(0));
+                    let mut st = std::mem::take(old);
                     st.reset(launched);
                     Convergence::Stack(st)
                 }
                 (Model::Stack, _) => Convergence::Stack(SimtStack::new(launched)),
                 (Model::Its, _) => Convergence::Its(Box::new(ItsState::new(launched))),
             };
+            let mut sb = spare
+                .as_mut()
+                .map(|b| std::mem::take(&mut b.sb))
+                .unwrap_or_default();
+            sb.clear();
             let mut warp = Warp {
                 gid,
                 block,
@@ -841,7 +846,7 @@ impl State {
                 regs,
                 preds: [0; 7],
                 conv,
-                sb: Default::default(),
+                sb,
                 stall_until: t,
                 branch_until: t,
                 yielded: false,

@@ -50,6 +50,11 @@ impl Scoreboards {
         }
     }
 
+    /// Forgets every producer, keeping the allocation (for a new warp).
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+
     pub fn set(&mut self, p: Producer) {
         self.pending.push(p);
     }

@@ -29,8 +29,8 @@ pub struct Branch {
     pub rpc: u32,
 }
 
-/// A warp's SIMT stack (top last).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A warp's SIMT stack (top last; empty by default, before `reset`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SimtStack {
     pub entries: Vec<StackEntry>,
 }
