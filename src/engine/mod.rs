@@ -605,21 +605,11 @@ impl Machine {
     pub fn pc_counters(&self) -> Vec<PcCounters> {
         let mut v = self.st.pcs.clone();
         for w in self.resident() {
-            match w.status {
-                Status::Eligible { since, pc, .. } => {
-                    if let Some(p) = v.get_mut(pc as usize) {
-                        p.stalls
-                            .add(Reason::NotSelected, self.st.cycle.saturating_sub(since));
-                    }
+            let (pc, parts) = w.status.open(self.st.cycle);
+            if let Some(p) = pc.and_then(|pc| v.get_mut(pc as usize)) {
+                for (reason, _, n) in parts {
+                    p.stalls.add(reason, n);
                 }
-                Status::Blocked {
-                    reason, since, pc, ..
-                } => {
-                    if let Some(p) = v.get_mut(pc as usize) {
-                        p.stalls.add(reason, self.st.cycle.saturating_sub(since));
-                    }
-                }
-                Status::Done { .. } => {}
             }
         }
         v
@@ -941,47 +931,34 @@ impl State {
             let Some(w) = slots[slot as usize].as_deref_mut() else {
                 continue;
             };
-            if w.wake_at == t && !matches!(w.status, Status::Done { .. }) {
-                let sfu_free = sched[w.scheduler as usize].sfu_free;
-                Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
+            if w.wake_at != t {
+                continue;
+            }
+            match w.status {
+                // Filed when it issued: ready from now.
+                Status::Eligible { since, .. } if since == t => *eligible |= 1 << slot,
+                Status::Done { .. } => {}
+                _ => {
+                    let sfu_free = sched[w.scheduler as usize].sfu_free;
+                    Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
+                }
             }
         }
     }
 
     /// Charges the warp's current status up to `t` and replaces it.
+    #[inline(always)]
     fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
-        let (Status::Eligible { since, .. }
-        | Status::Blocked { since, .. }
-        | Status::Done { since }) = w.status;
-        if since >= t {
-            // Nothing has run (a status set for the next cycle).
-            w.status = new;
-            return;
-        }
-        match w.status {
-            Status::Eligible { since, pc, .. } => {
-                let n = t.saturating_sub(since);
-                w.counters.stalls.add(Reason::NotSelected, n);
-                if let Some(p) = pcs.get_mut(pc as usize) {
-                    p.stalls.add(Reason::NotSelected, n);
+        if w.status.start() < t {
+            let (pc, parts) = w.status.open(t);
+            for (reason, labelled, n) in parts {
+                if n == 0 {
+                    continue;
                 }
-            }
-            Status::Blocked {
-                reason,
-                labelled,
-                since,
-                pc,
-                ..
-            } => {
-                let n = t.saturating_sub(since);
                 w.counters.charge(reason, labelled, n);
-                if let Some(p) = pcs.get_mut(pc as usize) {
+                if let Some(p) = pc.and_then(|pc| pcs.get_mut(pc as usize)) {
                     p.stalls.add(reason, n);
                 }
-            }
-            Status::Done { since } => {
-                let n = t.saturating_sub(since);
-                w.counters.stalls.add(Reason::Exited, n);
             }
         }
         w.status = new;
@@ -1024,6 +1001,7 @@ impl State {
                     w,
                     Status::Eligible {
                         since: t,
+                        wait_from: t,
                         pc,
                         lanes,
                     },
@@ -1069,8 +1047,12 @@ impl State {
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
             };
-            let Some(Status::Eligible { pc, lanes, since }) =
-                sm.slots[slot as usize].as_deref().map(|w| w.status)
+            let Some(Status::Eligible {
+                pc,
+                lanes,
+                since,
+                wait_from,
+            }) = sm.slots[slot as usize].as_deref().map(|w| w.status)
             else {
                 continue;
             };
@@ -1081,7 +1063,7 @@ impl State {
                 }
                 sm.lsu_busy = Some(t);
             }
-            self.issue(sh, s, k, slot, pc, lanes, since, t);
+            self.issue(sh, s, k, slot, pc, lanes, (wait_from, since), t);
         }
     }
 
@@ -1098,6 +1080,7 @@ impl State {
             w,
             Status::Eligible {
                 since: t + 1,
+                wait_from: t + 1,
                 pc,
                 lanes,
             },
@@ -1122,7 +1105,7 @@ impl State {
         slot: u32,
         pc: u32,
         active: u64,
-        since: u64,
+        (wait_from, since): (u64, u64),
         t: u64,
     ) {
         let code = &sh.code;
@@ -1160,9 +1143,11 @@ impl State {
         };
         let d = &code[pc as usize];
         let ins = &d.instr;
-        // Eligible from `since`, selected at t (the status is replaced
-        // once the next cycle's readiness is known, below).
+        // Eligible from `since` (after waiting out a stall count from
+        // `wait_from`), selected at t. The status is replaced once the next
+        // cycle's readiness is known, below.
         let waited = t.saturating_sub(since);
+        let stalled = since.saturating_sub(wait_from);
         *eligible &= !(1 << slot);
         sched[k].last = Some(slot);
         sched[k].greedy = Some(slot);
@@ -1186,6 +1171,10 @@ impl State {
             u64::from(on.count_ones())
         };
         let c = &mut w.counters;
+        if stalled != 0 {
+            c.stalls.add(Reason::Wait, stalled);
+            pcs[pc as usize].stalls.add(Reason::Wait, stalled);
+        }
         c.stalls.add(Reason::NotSelected, waited);
         c.stalls.add(Reason::Selected, 1);
         c.issued += 1;
@@ -1380,19 +1369,50 @@ impl State {
             // warp's readiness (a barrier release re-wakes it), so its
             // status from the next cycle is settled now.
             //
-            // The common case needs no evaluation: a stack warp still
-            // inside its stall count waits until the count runs out.
-            let waiting = match &w.conv {
-                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => st.top(),
+            // The common case: a stack warp not at a barrier whose next
+            // instruction is not a MUFU (the one whose readiness another
+            // warp can change, through the pipe) depends only on its own
+            // state, so its readiness once the stall count runs out is
+            // known now. Ready then, it is filed as eligible from that
+            // cycle, and the wake-up only sets its bit.
+            let at = w.stall_until.max(next);
+            let ready = match &w.conv {
+                Convergence::Stack(_) if !w.at_bar => {
+                    match readiness(code, w, at, 0, sh.cfg.group_policy) {
+                        Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
+                            Some((pc, lanes))
+                        }
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
-            if let Some(top) = waiting {
+            if let Some((next_pc, lanes)) = ready {
+                w.status = Status::Eligible {
+                    since: at,
+                    wait_from: next,
+                    pc: next_pc,
+                    lanes,
+                };
+                if at == next {
+                    *eligible |= 1 << slot;
+                } else {
+                    w.wake_at = wheel.schedule(next, at, slot);
+                }
+            } else if let Some(top_pc) = match &w.conv {
+                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => {
+                    st.top().map(|e| e.pc)
+                }
+                _ => None,
+            } {
+                // Inside its stall count: it waits until the count runs
+                // out, and is evaluated then.
                 w.status = Status::Blocked {
                     reason: Reason::Wait,
                     labelled: Reason::Wait,
                     since: next,
                     until: w.stall_until,
-                    pc: top.pc,
+                    pc: top_pc,
                 };
                 w.wake_at = wheel.schedule(next, w.stall_until, slot);
             } else {

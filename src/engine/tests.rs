@@ -140,6 +140,42 @@ fn branch_if_else_on_the_stack() {
     assert_eq!(pcs[6].thread_inst_executed, 32);
 }
 
+#[test]
+fn a_stall_count_is_charged_as_it_elapses() {
+    // 0 MOV (S4, IADD3 reads R1) 4 IADD3 (S1) 5 EXIT; the warp waits out
+    // the count in cycles 1..=3, at the IADD3's pc.
+    let prog = "
+    MOV R1, 1
+    IADD3 R2, R1, 1, RZ
+    EXIT
+";
+    let mut m = Machine::new(scenario_with(prog, |_| {}, one_warp(), vec![])).expect("links");
+    let mut seen = Vec::new();
+    while m.step() {
+        let now = m.cycle();
+        let Some(w) = m.resident().next() else { break };
+        let c = w.counters_at(now);
+        assert_eq!(c.stalls.total(), now, "every resident cycle once, at {now}");
+        let pc_wait = m.pc_counters()[1].stalls.get(Reason::Wait);
+        seen.push((now, c.stalls.get(Reason::Wait), pc_wait, c.issued));
+    }
+    // (cycles simulated, waits so far on the warp and at pc 1, issued),
+    // while the warp is resident.
+    assert_eq!(
+        seen,
+        vec![
+            (1, 0, 0, 1),
+            (2, 1, 1, 1),
+            (3, 2, 2, 1),
+            (4, 3, 3, 1),
+            (5, 3, 3, 2),
+        ]
+    );
+    // The EXIT at cycle 5 ends the block: nothing stays resident.
+    assert_eq!((m.cycle(), m.totals().issued), (6, 3));
+    assert_eq!(m.totals().stalls.get(Reason::Wait), 3);
+}
+
 const LOAD_USE: &str = "
     MOV R10, c[0x0][0x160]
     S2R R0, SR_LANEID

@@ -12,8 +12,16 @@ use super::stats::{Counters, Reason};
 /// the status changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
-    /// `lanes` at `pc` can issue now.
-    Eligible { since: u64, pc: u32, lanes: u64 },
+    /// `lanes` at `pc` can issue from `since`. Before that, from
+    /// `wait_from`, the warp waits out its stall count (`Wait`): a warp
+    /// whose readiness after the stall count was known when it issued is
+    /// filed at once (`wait_from == since` when it did not wait).
+    Eligible {
+        since: u64,
+        wait_from: u64,
+        pc: u32,
+        lanes: u64,
+    },
     /// Cannot issue before `until` (`u64::MAX`: until another warp or lane
     /// acts). `labelled` is what a profiler would call `reason`.
     Blocked {
@@ -114,21 +122,65 @@ impl Warp {
     /// The counters including the open accounting interval up to `now`.
     pub fn counters_at(&self, now: u64) -> Counters {
         let mut c = self.counters;
-        match self.status {
-            Status::Eligible { since, .. } => {
-                c.stalls.add(Reason::NotSelected, now.saturating_sub(since));
+        let (_, parts) = self.status.open(now);
+        for (reason, labelled, n) in parts {
+            c.charge(reason, labelled, n);
+        }
+        c
+    }
+}
+
+impl Status {
+    /// What the status charges from its start up to `now`: at most two
+    /// parts, `(reason, labelled, cycles)` (waiting out the stall count,
+    /// then not selected), and the pc they belong to (none once done).
+    #[inline(always)]
+    pub fn open(&self, now: u64) -> (Option<u32>, [(Reason, Reason, u64); 2]) {
+        let none = (Reason::NotSelected, Reason::NotSelected, 0);
+        match *self {
+            Status::Eligible {
+                since,
+                wait_from,
+                pc,
+                ..
+            } => {
+                let wait = now.min(since).saturating_sub(wait_from);
+                let not_selected = now.saturating_sub(since);
+                (
+                    Some(pc),
+                    [
+                        (Reason::Wait, Reason::Wait, wait),
+                        (Reason::NotSelected, Reason::NotSelected, not_selected),
+                    ],
+                )
             }
             Status::Blocked {
                 reason,
                 labelled,
                 since,
+                pc,
                 ..
-            } => c.charge(reason, labelled, now.saturating_sub(since)),
-            Status::Done { since } => {
-                c.stalls.add(Reason::Exited, now.saturating_sub(since));
-            }
+            } => (
+                Some(pc),
+                [(reason, labelled, now.saturating_sub(since)), none],
+            ),
+            Status::Done { since } => (
+                None,
+                [
+                    (Reason::Exited, Reason::Exited, now.saturating_sub(since)),
+                    none,
+                ],
+            ),
         }
-        c
+    }
+
+    /// The cycle the status's accounting starts.
+    #[inline(always)]
+    pub fn start(&self) -> u64 {
+        match *self {
+            Status::Eligible { wait_from, .. } => wait_from,
+            Status::Blocked { since, .. } | Status::Done { since } => since,
+        }
     }
 }
 
