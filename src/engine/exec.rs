@@ -209,6 +209,51 @@ fn bits(n: usize, f: impl Fn(usize) -> bool) -> u64 {
     m
 }
 
+/// [`bits`] for `N` lanes (as in [`lanes_of`]). For 32 lanes the test runs
+/// over all of them into a lane mask (a vector compare) and the masks are
+/// packed into bits 16 at a time, instead of shifted in one by one.
+#[inline(always)]
+fn lane_bits<const N: usize>(n: usize, f: impl Fn(usize) -> bool) -> u64 {
+    if N != 32 {
+        return bits(n, f);
+    }
+    let mut m = [0u32; 32];
+    for (l, x) in m.iter_mut().enumerate() {
+        *x = 0u32.wrapping_sub(u32::from(f(l)));
+    }
+    pack_lane_masks(&m)
+}
+
+/// Bit `l` set where `m[l]` is all ones (every lane is 0 or all ones).
+#[inline(always)]
+fn pack_lane_masks(m: &[u32; 32]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
+        };
+        let mut out = 0u64;
+        for (h, half) in m.chunks_exact(16).enumerate() {
+            let p = half.as_ptr().cast::<__m128i>();
+            // SAFETY: SSE2 is part of x86_64; `half` holds 16 lanes, read
+            // as four unaligned 128-bit loads. Saturating packs keep 0 and
+            // all ones, so each lane ends as one byte's sign bit.
+            let bytes = unsafe {
+                let q = |i| _mm_loadu_si128(p.add(i));
+                let lo = _mm_packs_epi32(q(0), q(1));
+                let hi = _mm_packs_epi32(q(2), q(3));
+                _mm_movemask_epi8(_mm_packs_epi16(lo, hi))
+            };
+            out |= u64::from(bytes as u16) << (16 * h);
+        }
+        out
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bits(32, |l| m[l] != 0)
+    }
+}
+
 /// `r = fma(a, b, c)` per lane with the CPU's fused multiply-add, when it
 /// has one (the result is the same correctly rounded value the portable
 /// path computes, only faster). Returns false when there is none.
@@ -240,7 +285,7 @@ fn icmp_mask<const N: usize>(c: Cmp, unsigned: bool, n: usize, a: &Lanes, b: &La
     let n = if N == 0 { n.min(64) } else { N };
     macro_rules! lanes {
         ($t:ty, $op:tt) => {
-            bits(n, |l| (a[l] as $t) $op (b[l] as $t))
+            lane_bits::<N>(n, |l| (a[l] as $t) $op (b[l] as $t))
         };
     }
     match (c, unsigned) {
@@ -718,7 +763,7 @@ pub fn execute<const N: usize>(
                 r[l] = lut3(lut, a[l], b[l], c[l]);
             }
             write::<N>(w, d, r, on);
-            write_pred(w, p, bits(n, |l| r[l] != 0), on);
+            write_pred(w, p, lane_bits::<N>(n, |l| r[l] != 0), on);
         }
         Op::Shl { d, a: sa, b: sb } => {
             fetch_i::<N>(w, sa, a);
@@ -877,7 +922,7 @@ pub fn execute<const N: usize>(
             fetch_f::<N>(w, sa, a);
             fetch_f::<N>(w, sb, b);
             let cm = w.pred_mask(pc);
-            let t = bits(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
+            let t = lane_bits::<N>(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
             let full = w.full();
             write_pred(w, p, combine_mask(cb, t, cm), on);
             write_pred(w, q, combine_mask(cb, !t & full, cm), on);
@@ -1058,6 +1103,10 @@ mod tests {
     #[test]
     fn lane_masks_pack_into_bits() {
         assert_eq!(bits(32, |l| l % 3 == 0), 0x4924_9249);
+        assert_eq!(lane_bits::<32>(32, |l| l % 3 == 0), 0x4924_9249);
+        assert_eq!(lane_bits::<32>(32, |l| l == 31 || l == 15), 0x8000_8000);
+        assert_eq!(lane_bits::<32>(32, |_| true), 0xffff_ffff);
+        assert_eq!(lane_bits::<0>(5, |_| true), 0b11111);
         assert_eq!(bits(5, |_| true), 0b11111);
         assert_eq!(bits(64, |l| l == 63), 1 << 63);
         assert_eq!(bits(0, |_| true), 0);
