@@ -742,19 +742,27 @@ impl State {
             self.wake(sh, s, t);
             self.issue_sm(sh, s, t);
         }
-        if self.retire_due {
+        // Blocks leave only when they retire, so the run can only have
+        // finished after a retirement.
+        let retired = self.retire_due;
+        if retired {
             self.retire(t);
         }
         self.cycle = t + 1;
         let idle = self.idle();
-        if self.next_block >= sh.cfg.blocks && self.sms.iter().all(|sm| sm.blocks.is_empty()) {
+        if (retired || sh.cfg.blocks == 0)
+            && self.next_block >= sh.cfg.blocks
+            && self.sms.iter().all(|sm| sm.blocks.is_empty())
+        {
             self.finished = true;
         } else if self.error.is_none() {
             // Only a machine with no eligible warp can be deadlocked.
             if idle {
                 self.check_deadlock(sh);
             }
-            self.check_limit(sh);
+            if self.cycle >= sh.cfg.max_cycles {
+                self.check_limit(sh);
+            }
         }
         Some(idle)
     }
