@@ -44,6 +44,9 @@ use warp::{Status, Warp, lane_mask};
 #[derive(Debug, Clone)]
 pub struct Decoded {
     pub instr: Instr,
+    /// The fixed latency of its class on this machine (a memory access
+    /// adds its replays at issue).
+    pub latency: u32,
     /// High word of a 64-bit constant addend (`IMAD.WIDE`).
     pub c_hi: u32,
     /// Reconvergence pc of a divergent branch here (`stack`).
@@ -140,6 +143,7 @@ pub fn link(
             _ => {}
         }
         out.push(Decoded {
+            latency: 0,
             is_mufu: matches!(resolved.op, Op::Mufu { .. }),
             uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
             reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
@@ -435,8 +439,18 @@ struct State {
 impl Machine {
     /// Builds the machine for a loaded scenario, at cycle 0.
     pub fn new(scenario: Arc<Scenario>) -> Result<Machine, AsmError> {
-        let code: Arc<[Decoded]> = link(&scenario.program, &scenario.constants)?.into();
         let m = &scenario.machine;
+        let mut code = link(&scenario.program, &scenario.constants)?;
+        for d in &mut code {
+            let lat = &m.latency;
+            d.latency = match d.instr.class {
+                Class::Alu | Class::Control => lat.alu,
+                Class::Sfu => lat.sfu,
+                Class::Shared => lat.shared,
+                Class::Global => lat.global,
+            };
+        }
+        let code: Arc<[Decoded]> = code.into();
         let sms = (0..m.sms)
             .map(|i| Sm::new(i, m.max_warps_per_sm, m.schedulers))
             .collect();
@@ -841,6 +855,7 @@ impl State {
                 launched,
                 exited: 0,
                 faulted: 0,
+                live: launched,
                 regs,
                 preds: [0; 7],
                 conv,
@@ -1236,12 +1251,7 @@ impl State {
                 exec::execute_any(w, &ins.op, on, active, &mut env)
             }
         };
-        let mut latency = match ins.class {
-            Class::Alu | Class::Control => lat.alu,
-            Class::Sfu => lat.sfu,
-            Class::Shared => lat.shared,
-            Class::Global => lat.global,
-        };
+        let mut latency = d.latency;
         match effect {
             MemEffect::Global(co) => {
                 let m = &mut *memory;
@@ -1277,6 +1287,7 @@ impl State {
             }
         }
         w.faulted |= faulted;
+        w.live &= !faulted;
 
         // Scoreboards, stall count, yield.
         w.sb.retire(t);
@@ -1341,8 +1352,8 @@ impl State {
                 }
                 Op::Exit => {
                     w.exited |= on;
-                    let live = w.launched & !w.exited & !w.faulted;
-                    stack.goto(pc + 1, live);
+                    w.live &= !on;
+                    stack.goto(pc + 1, w.live);
                 }
                 Op::BarSync { .. } => {
                     stack.goto(pc + 1, live);
@@ -1499,7 +1510,7 @@ impl State {
             {
                 w.at_bar = false;
                 if let Convergence::Its(its) = &mut w.conv {
-                    let live = w.launched & !w.exited & !w.faulted;
+                    let live = w.live;
                     its.bar_release(live);
                     its.refresh(live);
                 }
@@ -1811,6 +1822,7 @@ fn its_control(
         }
         Op::Exit => {
             w.exited |= on;
+            w.live &= !on;
             its.set_pc(rest, pc + 1);
             its.current = (rest != 0).then_some(pc + 1);
         }
@@ -1836,7 +1848,7 @@ fn its_control(
             its.current = Some(pc + 1);
         }
     }
-    let live = w.launched & !w.exited & !w.faulted;
+    let live = w.live;
     its.retain_live(live);
     let first = live.trailing_zeros().min(63);
     let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);

@@ -55,6 +55,9 @@ pub struct Warp {
     pub launched: u64,
     pub exited: u64,
     pub faulted: u64,
+    /// `launched & !exited & !faulted`, read on every issue: whatever
+    /// sets lanes in `exited` or `faulted` clears them here too.
+    pub(super) live: u64,
     /// Register file, row-major by register: `regs[r * width + lane]`.
     pub regs: Vec<u32>,
     /// Predicates P0..P6, one bit per lane.
@@ -85,8 +88,9 @@ pub struct Warp {
 
 impl Warp {
     /// Lanes still running: launched, not exited, not faulted.
+    #[inline(always)]
     pub fn live(&self) -> u64 {
-        self.launched & !self.exited & !self.faulted
+        self.live
     }
 
     /// Mask of all `width` lanes.
