@@ -32,17 +32,23 @@ pub struct Scratch {
     pub faults: Vec<(u32, u32, FaultKind)>,
 }
 
-/// What the executing instruction needs besides its warp.
+/// What an executing instruction other than a load or store needs besides
+/// its warp (a few values: inlined away, never built in memory).
 pub struct Env<'a> {
-    pub global: &'a mut GlobalMemory,
-    /// The issuing block's shared memory (only looked up for LDS/STS).
-    pub shared: Option<&'a mut SharedMemory>,
-    pub banks: u32,
     pub scratch: &'a mut Scratch,
     pub block_dim: u32,
     pub blocks: u32,
     /// High word of a 64-bit constant addend (`IMAD.WIDE ... c[..]`).
     pub c_hi: u32,
+}
+
+/// What a load or store needs besides its warp.
+pub struct MemEnv<'a> {
+    pub global: &'a mut GlobalMemory,
+    /// The issuing block's shared memory (only looked up for LDS/STS).
+    pub shared: Option<&'a mut SharedMemory>,
+    pub banks: u32,
+    pub scratch: &'a mut Scratch,
 }
 
 /// The memory-system effect of one instruction.
@@ -433,7 +439,7 @@ enum Space {
 }
 
 /// One load or store: where, which registers, how wide.
-struct Access {
+pub struct Access {
     space: Space,
     addr: MemRef,
     /// First register loaded into or stored from.
@@ -445,7 +451,12 @@ struct Access {
 /// Loads and stores for both spaces: per-lane access, faults, and the
 /// access pattern for coalescing or bank analysis.
 #[inline(never)]
-fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) -> MemEffect {
+pub fn memory_op<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    acc: Access,
+    on: u64,
+) -> MemEffect {
     let Access {
         space,
         addr,
@@ -568,43 +579,36 @@ fn memory_op<const N: usize>(w: &mut Warp, env: &mut Env, acc: Access, on: u64) 
 /// [`execute`] for a warp of any width (the 32-lane one is inlined into the
 /// issue path; this one is not).
 #[inline(never)]
-pub fn execute_any(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) -> MemEffect {
+pub fn execute_any(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) {
     execute::<0>(w, op, on, active, env)
 }
 
-/// Executes the data effect of `op` for the lanes in `on` (active and
-/// predicated on); `active` is the issuing mask, which SHFL reads from.
-/// Control flow is the convergence model's business, not done here.
+/// The load or store `op` is, if it is one: it runs in [`memory_op`].
+pub fn access(op: &Op) -> Option<Access> {
+    let (space, reg, addr, width, store) = match *op {
+        Op::Ldg { d, addr, width } => (Space::Global, d, addr, width, false),
+        Op::Lds { d, addr, width } => (Space::Shared, d, addr, width, false),
+        Op::Stg { addr, s, width } => (Space::Global, s, addr, width, true),
+        Op::Sts { addr, s, width } => (Space::Shared, s, addr, width, true),
+        _ => return None,
+    };
+    Some(Access {
+        space,
+        addr,
+        reg,
+        width,
+        store,
+    })
+}
+
+/// Executes the data effect of `op`, other than a load or store (see
+/// [`access`]), for the lanes in `on` (active and predicated on); `active`
+/// is the issuing mask, which SHFL reads from. Control flow is the
+/// convergence model's business, not done here.
 // Always inlined into `issue` (see `State::issue_sm`).
 #[inline(always)]
-pub fn execute<const N: usize>(
-    w: &mut Warp,
-    op: &Op,
-    on: u64,
-    active: u64,
-    env: &mut Env,
-) -> MemEffect {
+pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) {
     let n = lanes_of::<N>(w);
-    let space = match op {
-        Op::Ldg { .. } | Op::Stg { .. } => Some(Space::Global),
-        Op::Lds { .. } | Op::Sts { .. } => Some(Space::Shared),
-        _ => None,
-    };
-    if let Some(space) = space {
-        let (reg, addr, width, store) = match *op {
-            Op::Ldg { d, addr, width } | Op::Lds { d, addr, width } => (d, addr, width, false),
-            Op::Stg { addr, s, width } | Op::Sts { addr, s, width } => (s, addr, width, true),
-            _ => return MemEffect::None,
-        };
-        let acc = Access {
-            space,
-            addr,
-            reg,
-            width,
-            store,
-        };
-        return memory_op::<N>(w, env, acc, on);
-    }
     let [a, b, c, r, _] = &mut env.scratch.lanes;
     match *op {
         Op::Mov { d, a: sa } => {
@@ -654,7 +658,7 @@ pub fn execute<const N: usize>(
                     r[l] = a[l].wrapping_add(b[l]).wrapping_add(c[l]);
                 }
                 write::<N>(w, d, r, on);
-                return MemEffect::None;
+                return;
             }
             let (mut co0, mut co1) = (0u64, 0u64);
             for l in 0..n {
@@ -879,7 +883,7 @@ pub fn execute<const N: usize>(
             fetch_f::<N>(w, sc, c);
             if fused_multiply_add(&mut r[..n], &a[..n], &b[..n], &c[..n]) {
                 write::<N>(w, d, r, on);
-                return MemEffect::None;
+                return;
             }
             let mut tricky = 0u32;
             for l in 0..n {
@@ -1025,7 +1029,7 @@ pub fn execute<const N: usize>(
             write::<N>(w, d, r, on);
             write_pred(w, p, if result { u64::MAX } else { 0 }, on);
         }
-        // Loads and stores returned above.
+        // Loads and stores run in `memory_op`.
         Op::Ldg { .. } | Op::Stg { .. } | Op::Lds { .. } | Op::Sts { .. } => {}
         Op::Bra { .. }
         | Op::Bssy { .. }
@@ -1037,7 +1041,6 @@ pub fn execute<const N: usize>(
         | Op::Exit
         | Op::Nop => {}
     }
-    MemEffect::None
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use crate::expr::ThreadCtx;
 use crate::scenario::{Convergence as Model, GroupPolicy, InputTarget, Latency, Scenario};
 
 use convergence::{Convergence, ItsState, LaneWait, SimtStack};
-use exec::{Env, MemEffect, Scratch};
+use exec::{Env, MemEffect, MemEnv, Scratch};
 use memory::{FaultKind, GlobalMemory, SharedMemory};
 use scoreboard::Producer;
 use sm::{ResidentBlock, Sm, Wheel};
@@ -1227,28 +1227,45 @@ impl State {
 
         // Data effects.
         scratch.faults.clear();
-        let effect = {
-            let block = w.block;
-            let shared = match ins.class {
-                Class::Shared => blocks
-                    .iter_mut()
-                    .find(|b| b.id == block)
-                    .map(|b| &mut b.shared),
-                _ => None,
-            };
-            let mut env = Env {
-                global,
-                shared,
-                banks: sh.cfg.shared_banks,
-                scratch,
-                block_dim: sh.cfg.block_dim,
-                blocks: sh.cfg.blocks,
-                c_hi: d.c_hi,
-            };
-            if w.width == 32 {
-                exec::execute::<32>(w, &ins.op, on, active, &mut env)
-            } else {
-                exec::execute_any(w, &ins.op, on, active, &mut env)
+        let effect = match if d.uses_lsu {
+            exec::access(&ins.op)
+        } else {
+            None
+        } {
+            Some(acc) => {
+                let block = w.block;
+                let shared = match ins.class {
+                    Class::Shared => blocks
+                        .iter_mut()
+                        .find(|b| b.id == block)
+                        .map(|b| &mut b.shared),
+                    _ => None,
+                };
+                let mut env = MemEnv {
+                    global,
+                    shared,
+                    banks: sh.cfg.shared_banks,
+                    scratch,
+                };
+                if w.width == 32 {
+                    exec::memory_op::<32>(w, &mut env, acc, on)
+                } else {
+                    exec::memory_op::<0>(w, &mut env, acc, on)
+                }
+            }
+            None => {
+                let mut env = Env {
+                    scratch,
+                    block_dim: sh.cfg.block_dim,
+                    blocks: sh.cfg.blocks,
+                    c_hi: d.c_hi,
+                };
+                if w.width == 32 {
+                    exec::execute::<32>(w, &ins.op, on, active, &mut env)
+                } else {
+                    exec::execute_any(w, &ins.op, on, active, &mut env)
+                }
+                MemEffect::None
             }
         };
         let mut latency = d.latency;
