@@ -184,8 +184,10 @@ impl Sm {
         let st = &self.sched[s];
         match policy {
             Policy::Lrr => {
+                // Slots are below 64, so `l + 1` is at most 64: shifted
+                // in two steps, the mask is empty above slot 63.
                 let above = match st.last {
-                    Some(l) => cand & u64::MAX.checked_shl(l + 1).unwrap_or(0),
+                    Some(l) => cand & (u64::MAX << 1).wrapping_shl(l),
                     None => cand,
                 };
                 let pick = if above != 0 { above } else { cand };
