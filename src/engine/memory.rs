@@ -534,16 +534,20 @@ mod tests {
         assert_eq!(bank_passes(&a, 32, &mut s), 2);
     }
 
-    #[test]
-    fn writing_lanes_spanning_pages_and_faults() {
-        let spec = BufferSpec {
+    /// Two zeroed pages of words at 0x10_0000.
+    fn two_zero_pages() -> GlobalMemory {
+        GlobalMemory::new(&[BufferSpec {
             name: "d".into(),
             ty: ElemType::U32,
             len: 2048,
             base: 0x10_0000,
             init: vec![0; 8192],
-        };
-        let mut g = GlobalMemory::new(&[spec]);
+        }])
+    }
+
+    #[test]
+    fn writing_lanes_spanning_pages_and_faults() {
+        let mut g = two_zero_pages();
         let keep = g.clone();
         // Two lanes in page 0, one past the end, one misaligned, one in page 1.
         let addrs = [0x10_0000, 0x10_0004, 0x10_2000, 0x10_0006, 0x10_1000];
@@ -596,14 +600,7 @@ mod tests {
 
     #[test]
     fn lanes_in_order_store_and_load_at_once() {
-        let spec = BufferSpec {
-            name: "d".into(),
-            ty: ElemType::U32,
-            len: 2048,
-            base: 0x10_0000,
-            init: vec![0; 8192],
-        };
-        let mut g = GlobalMemory::new(&[spec]);
+        let mut g = two_zero_pages();
         let keep = g.clone();
         let mut a = [0u32; 64];
         // Lanes 0..32 store consecutive words across the page boundary at
