@@ -470,6 +470,7 @@ pub fn memory_op<const N: usize>(
     let mut a: Lanes = [0; 64];
     addresses::<N>(w, addr, &mut a);
     env.scratch.accesses.clear();
+    let on_n = on & lane_mask(n as u32);
     if store && matches!(space, Space::Global) {
         // Global stores go as one batch: see `GlobalMemory::write_lanes`.
         let mut rows: [Option<&[u32]>; 4] = [None; 4];
@@ -483,7 +484,6 @@ pub fn memory_op<const N: usize>(
             }
             ws
         };
-        let on_n = on & lane_mask(n as u32);
         if on_n != 0
             && let Some(c) = env.global.store_in_order(size, &a, on_n, words)
         {
@@ -502,7 +502,6 @@ pub fn memory_op<const N: usize>(
         return MemEffect::Global(memory::coalesce(&mut sc.accesses));
     }
     let mut loaded: [Lanes; 4] = [[0; 64]; 4];
-    let on_n = on & lane_mask(n as u32);
     if !store
         && matches!(space, Space::Global)
         && on_n != 0

@@ -1227,11 +1227,12 @@ impl State {
 
         // Data effects.
         scratch.faults.clear();
-        let effect = match if d.uses_lsu {
+        let access = if d.uses_lsu {
             exec::access(&ins.op)
         } else {
             None
-        } {
+        };
+        let effect = match access {
             Some(acc) => {
                 let block = w.block;
                 let shared = match ins.class {
@@ -1413,6 +1414,7 @@ impl State {
             // cycle, and the wake-up only sets its bit.
             let at = w.stall_until.max(next);
             let ready = match &w.conv {
+                // No MUFU pipe limit is passed: a MUFU next is excluded.
                 Convergence::Stack(_) if !w.at_bar => {
                     match readiness(code, w, at, 0, sh.cfg.group_policy) {
                         Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {

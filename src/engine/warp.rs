@@ -8,8 +8,8 @@ use super::scoreboard::Scoreboards;
 use super::stats::{Counters, Reason};
 
 /// Where a warp is in its life, for stall accounting: each resident warp is
-/// in one status per cycle, and the time since `since` is charged to it when
-/// the status changes.
+/// in one status per cycle, and the time since the status began
+/// ([`Status::start`]) is charged to it when the status changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     /// `lanes` at `pc` can issue from `since`. Before that, from
