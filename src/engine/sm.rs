@@ -30,6 +30,9 @@ impl Default for Wheel {
 impl Wheel {
     /// Schedules warp slot `slot` at cycle `when` (`now < when`), clamped to
     /// the horizon. Returns the cycle actually scheduled.
+    // Out of line: inlined into the cycle loop, its arithmetic was done
+    // (and kept on the stack) every cycle, whether a warp was filed or not.
+    #[inline(never)]
     pub fn schedule(&mut self, now: u64, when: u64, slot: u32) -> u64 {
         let when = when.min(now + WHEEL - 1).max(now);
         let i = (when % WHEEL) as usize;
