@@ -1070,12 +1070,8 @@ impl State {
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
             };
-            let Some(Status::Eligible {
-                pc,
-                lanes,
-                since,
-                wait_from,
-            }) = sm.slots[slot as usize].as_deref().map(|w| w.status)
+            let Some(Status::Eligible { pc, lanes, .. }) =
+                sm.slots[slot as usize].as_deref().map(|w| w.status)
             else {
                 continue;
             };
@@ -1086,7 +1082,7 @@ impl State {
                 }
                 sm.lsu_busy = Some(t);
             }
-            self.issue(sh, s, k, slot, pc, lanes, (wait_from, since), t);
+            self.issue(sh, s, k, slot, pc, lanes, t);
         }
     }
 
@@ -1120,17 +1116,7 @@ impl State {
     /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn issue(
-        &mut self,
-        sh: &Shared,
-        s: usize,
-        k: usize,
-        slot: u32,
-        pc: u32,
-        active: u64,
-        (wait_from, since): (u64, u64),
-        t: u64,
-    ) {
+    fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
         let code = &sh.code;
         let lat = sh.cfg.latency;
         let taken_first = sh.cfg.taken_first;
@@ -1166,11 +1152,10 @@ impl State {
         };
         let d = &code[pc as usize];
         let ins = &d.instr;
-        // Eligible from `since` (after waiting out a stall count from
-        // `wait_from`), selected at t. The status is replaced once the next
-        // cycle's readiness is known, below.
-        let waited = t.saturating_sub(since);
-        let stalled = since.saturating_sub(wait_from);
+        // Eligible (after waiting out any stall count), selected at t: the
+        // status is charged here, and replaced once the next cycle's
+        // readiness is known, below.
+        let (_, open) = w.status.open(t);
         *eligible &= !(1 << slot);
         sched[k].last = Some(slot);
         sched[k].greedy = Some(slot);
@@ -1194,11 +1179,11 @@ impl State {
             u64::from(on.count_ones())
         };
         let c = &mut w.counters;
-        if stalled != 0 {
-            c.stalls.add(Reason::Wait, stalled);
-            pcs[pc as usize].stalls.add(Reason::Wait, stalled);
+        let p = &mut pcs[pc as usize];
+        for (reason, labelled, n) in open {
+            c.charge(reason, labelled, n);
+            p.stalls.add(reason, n);
         }
-        c.stalls.add(Reason::NotSelected, waited);
         c.stalls.add(Reason::Selected, 1);
         c.issued += 1;
         c.thread_inst_executed += n_active;
@@ -1211,8 +1196,6 @@ impl State {
         if unlaunched != 0 {
             c.never_launched_slots += u64::from(unlaunched.count_ones());
         }
-        let p = &mut pcs[pc as usize];
-        p.stalls.add(Reason::NotSelected, waited);
         p.stalls.add(Reason::Selected, 1);
         p.executions += 1;
         p.thread_inst_executed += n_active;
