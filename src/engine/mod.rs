@@ -59,9 +59,11 @@ pub struct Decoded {
 /// Resolves `c[0x0][off]` operands against the constant bank. An offset
 /// that is not set is an error, except the high word of a 64-bit value
 /// whose low word is set (it reads zero: warpstep addresses are 32-bit).
+/// Each instruction takes its class's latency from `lat`.
 pub fn link(
     program: &Program,
     constants: &std::collections::BTreeMap<u32, u32>,
+    lat: &Latency,
 ) -> Result<Vec<Decoded>, AsmError> {
     let lookup = |ins: &Instr, bank: u8, offset: u32| -> Result<u32, AsmError> {
         let col = ins.text.find("c[").map_or(ins.column, |i| {
@@ -143,7 +145,12 @@ pub fn link(
             _ => {}
         }
         out.push(Decoded {
-            latency: 0,
+            latency: match resolved.class {
+                Class::Alu | Class::Control => lat.alu,
+                Class::Sfu => lat.sfu,
+                Class::Shared => lat.shared,
+                Class::Global => lat.global,
+            },
             is_mufu: matches!(resolved.op, Op::Mufu { .. }),
             uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
             reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
@@ -440,17 +447,7 @@ impl Machine {
     /// Builds the machine for a loaded scenario, at cycle 0.
     pub fn new(scenario: Arc<Scenario>) -> Result<Machine, AsmError> {
         let m = &scenario.machine;
-        let mut code = link(&scenario.program, &scenario.constants)?;
-        for d in &mut code {
-            let lat = &m.latency;
-            d.latency = match d.instr.class {
-                Class::Alu | Class::Control => lat.alu,
-                Class::Sfu => lat.sfu,
-                Class::Shared => lat.shared,
-                Class::Global => lat.global,
-            };
-        }
-        let code: Arc<[Decoded]> = code.into();
+        let code: Arc<[Decoded]> = link(&scenario.program, &scenario.constants, &m.latency)?.into();
         let sms = (0..m.sms)
             .map(|i| Sm::new(i, m.max_warps_per_sm, m.schedulers))
             .collect();

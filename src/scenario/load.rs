@@ -91,7 +91,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let anchor = program::anchor(&src, program_leaf, &program_text);
     let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
     // Every `c[0x0][..]` the program reads must be set.
-    crate::engine::link(&program, &constants)
+    crate::engine::link(&program, &constants, &machine.latency)
         .map_err(|e| program::map_error(&src, &program_text, anchor, &e))?;
 
     let expect = expect::load_expect(&src, raw.expect.as_ref())?;
