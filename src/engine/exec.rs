@@ -1,8 +1,10 @@
 //! Functional execution: what an instruction does to the lanes that are on.
 //!
-//! Sources are gathered for all lanes into fixed arrays, the operation runs
-//! over every lane (a tight loop the compiler vectorises), and results are
-//! written back under the predicated-on mask. Nothing here allocates.
+//! The operation runs over every lane (a tight loop the compiler
+//! vectorises) and results are written back under the predicated-on mask.
+//! The common arithmetic reads its sources where they are (a 32-lane
+//! register row in place, an immediate as one value); the rest gathers
+//! sources for all lanes into fixed arrays first. Nothing here allocates.
 //!
 //! Floating point is IEEE binary32 with round-to-nearest, FFMA fused, and
 //! the special functions from the `libm` crate, so results are the same on
@@ -150,6 +152,111 @@ fn fetch<const N: usize>(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
     }
 }
 
+/// A source operand where it already is: a 32-lane register row read in
+/// place, a row of lanes gathered into scratch (a source with a modifier,
+/// or any row of a warp of another width), or one value for every lane (an
+/// immediate, RZ, a resolved constant). Arithmetic is compiled once per
+/// kind of each source (see [`split_arg`]), so that no source is copied or
+/// filled into lanes before the operation reads it.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    Row32(&'a [u32; 32]),
+    Row(&'a Lanes),
+    Splat(u32),
+}
+
+/// Lane `l` of a source, for the kinds [`Arg`] holds.
+trait LaneSrc: Copy {
+    fn at(self, l: usize) -> u32;
+}
+
+impl LaneSrc for &[u32; 32] {
+    #[inline(always)]
+    fn at(self, l: usize) -> u32 {
+        self[l]
+    }
+}
+
+impl LaneSrc for &Lanes {
+    #[inline(always)]
+    fn at(self, l: usize) -> u32 {
+        self[l]
+    }
+}
+
+/// One value for every lane.
+#[derive(Clone, Copy)]
+struct Splat(u32);
+
+impl LaneSrc for Splat {
+    #[inline(always)]
+    fn at(self, _: usize) -> u32 {
+        self.0
+    }
+}
+
+/// Source `s` as an [`Arg`], gathering into `tmp` only what cannot be read
+/// where it is. `N` as in [`lanes_of`]: a warp of another width has no
+/// 32-lane rows, so it never yields [`Arg::Row32`] (and, once inlined, the
+/// code for that kind is dropped), and a 32-lane warp never yields
+/// [`Arg::Row`].
+#[inline(always)]
+fn arg<'a, const N: usize>(w: &'a Warp, s: Src, tmp: &'a mut Lanes, float: bool) -> Arg<'a> {
+    match s {
+        Src::Imm(v) => return Arg::Splat(v),
+        Src::Const { .. } => return Arg::Splat(0),
+        Src::Reg(r) if !(r.neg || r.abs || r.not) => {
+            let Some(row) = row::<N>(w, r.reg) else {
+                return Arg::Splat(0);
+            };
+            if let (32, Ok(v)) = (N, <&[u32; 32]>::try_from(row)) {
+                return Arg::Row32(v);
+            }
+        }
+        Src::Reg(_) => {}
+    }
+    fetch::<N>(w, s, tmp, float);
+    let tmp: &Lanes = tmp;
+    match (N, <&[u32; 32]>::try_from(&tmp[..32])) {
+        (32, Ok(v)) => Arg::Row32(v),
+        _ => Arg::Row(tmp),
+    }
+}
+
+/// `r[l] = f(x[l], y[l], z[l])` for lanes `0..n` (`N` as in [`lanes_of`]).
+/// `r` is a parameter of its own so that the compiler knows that it
+/// overlaps no source, and vectorises the loop.
+#[inline(always)]
+fn map<const N: usize>(
+    r: &mut Lanes,
+    n: usize,
+    x: impl LaneSrc,
+    y: impl LaneSrc,
+    z: impl LaneSrc,
+    f: impl Fn(u32, u32, u32) -> u32,
+) {
+    let n = if N == 0 { n.min(64) } else { N };
+    for (l, out) in r[..n].iter_mut().enumerate() {
+        *out = f(x.at(l), y.at(l), z.at(l));
+    }
+}
+
+/// Evaluates `$body` with `$x` bound to source `$arg` as the kind it is:
+/// one copy of the body per kind, each a loop the compiler vectorises with
+/// the source read in place or held in a register.
+macro_rules! split_arg {
+    ($arg:expr, $x:ident => $body:expr) => {
+        match $arg {
+            Arg::Row32($x) => $body,
+            Arg::Row($x) => $body,
+            Arg::Splat(v) => {
+                let $x = Splat(v);
+                $body
+            }
+        }
+    };
+}
+
 fn fetch_i<const N: usize>(w: &Warp, s: Src, out: &mut Lanes) {
     fetch::<N>(w, s, out, false)
 }
@@ -260,38 +367,61 @@ fn pack_lane_masks(m: &[u32; 32]) -> u64 {
     }
 }
 
-/// `r = fma(a, b, c)` per lane with the CPU's fused multiply-add, when it
-/// has one (the result is the same correctly rounded value the portable
-/// path computes, only faster). Returns false when there is none.
-fn fused_multiply_add(r: &mut [u32], a: &[u32], b: &[u32], c: &[u32]) -> bool {
+/// `r = fma(a, b, c)` for lanes `0..n` with the CPU's fused multiply-add,
+/// when it has one (the result is the same correctly rounded value the
+/// portable path computes, only faster). Returns false when there is none.
+/// `N` as in [`lanes_of`].
+#[inline(always)]
+fn fused_multiply_add<const N: usize, A: LaneSrc, B: LaneSrc, C: LaneSrc>(
+    r: &mut Lanes,
+    n: usize,
+    a: A,
+    b: B,
+    c: C,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the CPU supports FMA, the one feature this function
             // is compiled for.
-            unsafe { fma_lanes_x86(r, a, b, c) };
+            unsafe { fma_lanes_x86::<N, A, B, C>(r, n, a, b, c) };
             return true;
         }
     }
-    let _ = (r, a, b, c);
+    let _ = (r, n, a, b, c);
     false
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-fn fma_lanes_x86(r: &mut [u32], a: &[u32], b: &[u32], c: &[u32]) {
-    for (((r, &a), &b), &c) in r.iter_mut().zip(a).zip(b).zip(c) {
-        *r = canon(f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c)));
+fn fma_lanes_x86<const N: usize, A: LaneSrc, B: LaneSrc, C: LaneSrc>(
+    r: &mut Lanes,
+    n: usize,
+    a: A,
+    b: B,
+    c: C,
+) {
+    let n = if N == 0 { n.min(64) } else { N };
+    for (l, x) in r[..n].iter_mut().enumerate() {
+        let f = |s: u32| f32::from_bits(s);
+        *x = canon(f(a.at(l)).mul_add(f(b.at(l)), f(c.at(l))));
     }
 }
 
 /// Lanes where `a[l] cmp b[l]`, the comparison chosen once, not per lane.
 /// `N` as in [`lanes_of`]: with a fixed count the loops are vectorised.
-fn icmp_mask<const N: usize>(c: Cmp, unsigned: bool, n: usize, a: &Lanes, b: &Lanes) -> u64 {
+#[inline(always)]
+fn icmp_mask<const N: usize, A: LaneSrc, B: LaneSrc>(
+    c: Cmp,
+    unsigned: bool,
+    n: usize,
+    a: A,
+    b: B,
+) -> u64 {
     let n = if N == 0 { n.min(64) } else { N };
     macro_rules! lanes {
         ($t:ty, $op:tt) => {
-            lane_bits::<N>(n, |l| (a[l] as $t) $op (b[l] as $t))
+            lane_bits::<N>(n, |l| (a.at(l) as $t) $op (b.at(l) as $t))
         };
     }
     match (c, unsigned) {
@@ -646,19 +776,22 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             c: sc,
             carry_in,
         } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, sc, c);
             let ci0 = w.pred_mask(carry_in[0]);
             let ci1 = w.pred_mask(carry_in[1]);
             if carry == [PT, PT] && ci0 | ci1 == 0 {
                 // No carries in or out: a plain three-way add.
-                for l in 0..n {
-                    r[l] = a[l].wrapping_add(b[l]).wrapping_add(c[l]);
-                }
+                let x = arg::<N>(w, sa, a, false);
+                let y = arg::<N>(w, sb, b, false);
+                let z = arg::<N>(w, sc, c, false);
+                split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+                    map::<N>(r, n, x, y, z, |x, y, z| x.wrapping_add(y).wrapping_add(z))
+                })));
                 write::<N>(w, d, r, on);
                 return;
             }
+            fetch_i::<N>(w, sa, a);
+            fetch_i::<N>(w, sb, b);
+            fetch_i::<N>(w, sc, c);
             let (mut co0, mut co1) = (0u64, 0u64);
             for l in 0..n {
                 let s = u64::from(a[l])
@@ -682,6 +815,16 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             mode,
             signed,
         } => {
+            if mode == MulMode::Lo {
+                let x = arg::<N>(w, sa, a, false);
+                let y = arg::<N>(w, sb, b, false);
+                let z = arg::<N>(w, sc, c, false);
+                split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+                    map::<N>(r, n, x, y, z, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+                })));
+                write::<N>(w, d, r, on);
+                return;
+            }
             fetch_i::<N>(w, sa, a);
             fetch_i::<N>(w, sb, b);
             fetch_i::<N>(w, sc, c);
@@ -693,12 +836,8 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
                 }
             };
             match mode {
-                MulMode::Lo => {
-                    for l in 0..n {
-                        r[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
-                    }
-                    write::<N>(w, d, r, on);
-                }
+                // Done above, with its sources where they are.
+                MulMode::Lo => {}
                 MulMode::Hi => {
                     for l in 0..n {
                         let p = wide(a[l]).wrapping_mul(wide(b[l]));
@@ -743,10 +882,11 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             b: sb,
             c: pc,
         } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
+            let x = arg::<N>(w, sa, a, false);
+            let y = arg::<N>(w, sb, b, false);
+            let t =
+                split_arg!(x, x => split_arg!(y, y => icmp_mask::<N, _, _>(k, unsigned, n, x, y)));
             let cm = w.pred_mask(pc);
-            let t = icmp_mask::<N>(k, unsigned, n, a, b);
             let full = w.full();
             write_pred(w, p, combine_mask(cb, t, cm), on);
             write_pred(w, q, combine_mask(cb, !t & full, cm), on);
@@ -856,19 +996,23 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             write_pred(w, carry, co, on);
         }
         Op::Fadd { d, a: sa, b: sb } => {
-            fetch_f::<N>(w, sa, a);
-            fetch_f::<N>(w, sb, b);
-            for l in 0..n {
-                r[l] = canon(f32::from_bits(a[l]) + f32::from_bits(b[l]));
-            }
+            let x = arg::<N>(w, sa, a, true);
+            let y = arg::<N>(w, sb, b, true);
+            split_arg!(x, x => split_arg!(y, y => {
+                map::<N>(r, n, x, y, Splat(0), |x, y, _| {
+                    canon(f32::from_bits(x) + f32::from_bits(y))
+                })
+            }));
             write::<N>(w, d, r, on);
         }
         Op::Fmul { d, a: sa, b: sb } => {
-            fetch_f::<N>(w, sa, a);
-            fetch_f::<N>(w, sb, b);
-            for l in 0..n {
-                r[l] = canon(f32::from_bits(a[l]) * f32::from_bits(b[l]));
-            }
+            let x = arg::<N>(w, sa, a, true);
+            let y = arg::<N>(w, sb, b, true);
+            split_arg!(x, x => split_arg!(y, y => {
+                map::<N>(r, n, x, y, Splat(0), |x, y, _| {
+                    canon(f32::from_bits(x) * f32::from_bits(y))
+                })
+            }));
             write::<N>(w, d, r, on);
         }
         Op::Ffma {
@@ -877,13 +1021,19 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             b: sb,
             c: sc,
         } => {
-            fetch_f::<N>(w, sa, a);
-            fetch_f::<N>(w, sb, b);
-            fetch_f::<N>(w, sc, c);
-            if fused_multiply_add(&mut r[..n], &a[..n], &b[..n], &c[..n]) {
+            let x = arg::<N>(w, sa, a, true);
+            let y = arg::<N>(w, sb, b, true);
+            let z = arg::<N>(w, sc, c, true);
+            let fused = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+                fused_multiply_add::<N, _, _, _>(r, n, x, y, z)
+            })));
+            if fused {
                 write::<N>(w, d, r, on);
                 return;
             }
+            fetch_f::<N>(w, sa, a);
+            fetch_f::<N>(w, sb, b);
+            fetch_f::<N>(w, sc, c);
             let mut tricky = 0u32;
             for l in 0..n {
                 let (x, y, z) = (
@@ -922,10 +1072,12 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             b: sb,
             c: pc,
         } => {
-            fetch_f::<N>(w, sa, a);
-            fetch_f::<N>(w, sb, b);
+            let x = arg::<N>(w, sa, a, true);
+            let y = arg::<N>(w, sb, b, true);
+            let t = split_arg!(x, x => split_arg!(y, y => {
+                lane_bits::<N>(n, |l| fcmp(k, f32::from_bits(x.at(l)), f32::from_bits(y.at(l))))
+            }));
             let cm = w.pred_mask(pc);
-            let t = lane_bits::<N>(n, |l| fcmp(k, f32::from_bits(a[l]), f32::from_bits(b[l])));
             let full = w.full();
             write_pred(w, p, combine_mask(cb, t, cm), on);
             write_pred(w, q, combine_mask(cb, !t & full, cm), on);
@@ -1093,8 +1245,15 @@ mod tests {
         for &x in &xs {
             for &y in &xs {
                 for &z in &xs {
-                    let mut r = [0u32; 1];
-                    if fused_multiply_add(&mut r, &[x.to_bits()], &[y.to_bits()], &[z.to_bits()]) {
+                    let mut r: Lanes = [0; 64];
+                    let lane = |v: f32| {
+                        let mut l: Lanes = [0; 64];
+                        l[0] = v.to_bits();
+                        l
+                    };
+                    // The sources both as rows and as a splat.
+                    let (a, c) = (lane(x), lane(z));
+                    if fused_multiply_add::<0, _, _, _>(&mut r, 1, &a, Splat(y.to_bits()), &c) {
                         assert_eq!(r[0], canon(libm::fmaf(x, y, z)), "{x} {y} {z}");
                     }
                 }

@@ -570,3 +570,71 @@ fn bank_conflicts_replay_the_shared_access() {
         assert_eq!(m.cycle(), 34 + 2 * (passes - 1), "stride {stride}");
     }
 }
+
+/// Every kind of source (register, register with a modifier, immediate, RZ,
+/// constant, in any position) reads the same whether the warp has 32 lanes,
+/// where rows are read in place, or another width, where they are gathered.
+#[test]
+fn sources_of_every_kind_read_alike_at_every_width() {
+    const PROGRAM: &str = "
+        S2R R0, SR_LANEID
+        IADD3 R1, -R0, 10, RZ
+        IADD3 R2, RZ, ~R0, 5
+        IMAD R3, R0, c[0x0][0x0], 3
+        I2F R4, R0
+        FFMA R5, -R4, 0.5, 2.0
+        FADD R6, |R5|, -1.0
+        FMUL R7, R4, R4
+        ISETP.LT.AND P0, PT, R0, 5, PT
+        @P0 IADD3 R8, R0, R0, R0
+        @!P0 IMAD R9, RZ, R0, 7
+        ISETP.GE.U32.AND P1, PT, RZ, R1, PT
+        FSETP.GT.AND P2, PT, R5, RZ, PT
+        EXIT
+    ";
+    for width in [32u32, 8] {
+        let launch = LaunchSpec {
+            blocks: 1,
+            block_dim: width,
+            shared_bytes: 0,
+        };
+        let sc = scenario_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
+        let mut m = Machine::new(sc).expect("links");
+        m.set_keep_final_states(true);
+        m.run().expect("runs");
+        let states = m.final_states();
+        let [s] = states.as_slice() else {
+            panic!("one warp, got {}", states.len())
+        };
+        let reg = |r: u32, l: u32| s.regs[(r * width + l) as usize];
+        for l in 0..width {
+            let lf = l as f32;
+            let half = 2.0 - lf / 2.0;
+            assert_eq!(
+                reg(1, l),
+                10u32.wrapping_sub(l),
+                "R1 lane {l} width {width}"
+            );
+            assert_eq!(reg(2, l), 4u32.wrapping_sub(l), "R2 lane {l} width {width}");
+            assert_eq!(reg(3, l), l * width + 3, "R3 lane {l} width {width}");
+            assert_eq!(reg(5, l), half.to_bits(), "R5 lane {l} width {width}");
+            assert_eq!(reg(6, l), (half.abs() - 1.0).to_bits(), "R6 lane {l}");
+            assert_eq!(reg(7, l), (lf * lf).to_bits(), "R7 lane {l} width {width}");
+            // Predicated: lanes below 5 add, the others keep zero.
+            let r8 = if l < 5 { 3 * l } else { 0 };
+            assert_eq!(reg(8, l), r8, "R8 lane {l} width {width}");
+            let r9 = if l < 5 { 0 } else { 7 };
+            assert_eq!(reg(9, l), r9, "R9 lane {l} width {width}");
+        }
+        let all = if width == 32 {
+            u64::from(u32::MAX)
+        } else {
+            0xff
+        };
+        assert_eq!(s.preds[0], 0b1_1111 & all, "P0 width {width}");
+        // 0 >= 10 - l unsigned only where 10 - l is 0: lane 10.
+        assert_eq!(s.preds[1], (1 << 10) & all, "P1 width {width}");
+        // 2 - l/2 > 0 for lanes 0..=3.
+        assert_eq!(s.preds[2], 0b1111, "P2 width {width}");
+    }
+}
