@@ -223,22 +223,23 @@ fn arg<'a, const N: usize>(w: &'a Warp, s: Src, tmp: &'a mut Lanes, float: bool)
     }
 }
 
-/// `r[l] = f(x[l], y[l], z[l])` for lanes `0..n` (`N` as in [`lanes_of`]).
-/// `r` is a parameter of its own so that the compiler knows that it
-/// overlaps no source, and vectorises the loop.
+/// `f(x[l], y[l], z[l])` for lanes `0..n` (`N` as in [`lanes_of`]). The
+/// result is a value, not written into scratch: for 32 lanes the compiler
+/// keeps it in vector registers until it is written to the register file.
 #[inline(always)]
 fn map<const N: usize>(
-    r: &mut Lanes,
     n: usize,
     x: impl LaneSrc,
     y: impl LaneSrc,
     z: impl LaneSrc,
     f: impl Fn(u32, u32, u32) -> u32,
-) {
+) -> Lanes {
     let n = if N == 0 { n.min(64) } else { N };
+    let mut r: Lanes = [0; 64];
     for (l, out) in r[..n].iter_mut().enumerate() {
         *out = f(x.at(l), y.at(l), z.at(l));
     }
+    r
 }
 
 /// Evaluates `$body` with `$x` bound to source `$arg` as the kind it is:
@@ -783,10 +784,10 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
                 let x = arg::<N>(w, sa, a, false);
                 let y = arg::<N>(w, sb, b, false);
                 let z = arg::<N>(w, sc, c, false);
-                split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
-                    map::<N>(r, n, x, y, z, |x, y, z| x.wrapping_add(y).wrapping_add(z))
+                let out = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+                    map::<N>(n, x, y, z, |x, y, z| x.wrapping_add(y).wrapping_add(z))
                 })));
-                write::<N>(w, d, r, on);
+                write::<N>(w, d, &out, on);
                 return;
             }
             fetch_i::<N>(w, sa, a);
@@ -819,10 +820,10 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
                 let x = arg::<N>(w, sa, a, false);
                 let y = arg::<N>(w, sb, b, false);
                 let z = arg::<N>(w, sc, c, false);
-                split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
-                    map::<N>(r, n, x, y, z, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+                let out = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+                    map::<N>(n, x, y, z, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
                 })));
-                write::<N>(w, d, r, on);
+                write::<N>(w, d, &out, on);
                 return;
             }
             fetch_i::<N>(w, sa, a);
@@ -998,22 +999,22 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
         Op::Fadd { d, a: sa, b: sb } => {
             let x = arg::<N>(w, sa, a, true);
             let y = arg::<N>(w, sb, b, true);
-            split_arg!(x, x => split_arg!(y, y => {
-                map::<N>(r, n, x, y, Splat(0), |x, y, _| {
+            let out = split_arg!(x, x => split_arg!(y, y => {
+                map::<N>(n, x, y, Splat(0), |x, y, _| {
                     canon(f32::from_bits(x) + f32::from_bits(y))
                 })
             }));
-            write::<N>(w, d, r, on);
+            write::<N>(w, d, &out, on);
         }
         Op::Fmul { d, a: sa, b: sb } => {
             let x = arg::<N>(w, sa, a, true);
             let y = arg::<N>(w, sb, b, true);
-            split_arg!(x, x => split_arg!(y, y => {
-                map::<N>(r, n, x, y, Splat(0), |x, y, _| {
+            let out = split_arg!(x, x => split_arg!(y, y => {
+                map::<N>(n, x, y, Splat(0), |x, y, _| {
                     canon(f32::from_bits(x) * f32::from_bits(y))
                 })
             }));
-            write::<N>(w, d, r, on);
+            write::<N>(w, d, &out, on);
         }
         Op::Ffma {
             d,
