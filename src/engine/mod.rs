@@ -944,6 +944,7 @@ impl State {
             wheel,
             ..
         } = &mut sms[s];
+        *eligible |= wheel.take_ready(t);
         let mut due = wheel.take(t);
         while due != 0 {
             let slot = due.trailing_zeros();
@@ -1235,16 +1236,18 @@ impl State {
                 }
             }
             None => {
-                let mut env = Env {
+                // Built in each branch: one built before the branch is
+                // stored to memory for the call, on the inlined path too.
+                let env = |scratch| Env {
                     scratch,
                     block_dim: sh.cfg.block_dim,
                     blocks: sh.cfg.blocks,
                     c_hi: d.c_hi,
                 };
                 if w.width == 32 {
-                    exec::execute::<32>(w, &ins.op, on, active, &mut env)
+                    exec::execute::<32>(w, &ins.op, on, active, &mut env(scratch))
                 } else {
-                    exec::execute_any(w, &ins.op, on, active, &mut env)
+                    exec::execute_any(w, &ins.op, on, active, &mut env(scratch))
                 }
                 MemEffect::None
             }
@@ -1415,7 +1418,7 @@ impl State {
                 if at == next {
                     *eligible |= 1 << slot;
                 } else {
-                    w.wake_at = wheel.schedule(next, at, slot);
+                    w.wake_at = wheel.file_ready(next, at, slot);
                 }
             } else if let Some(top_pc) = match &w.conv {
                 Convergence::Stack(st) if !w.at_bar && w.stall_until > next => {

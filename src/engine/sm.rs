@@ -8,14 +8,23 @@ use crate::scenario::Policy;
 /// Cycles the wheel can look ahead; a later wake is split into re-checks.
 pub const WHEEL: u64 = 1024;
 
+/// Cycles ahead a warp can be filed as ready (see [`Wheel::file_ready`]):
+/// more than any stall count.
+pub const SOON: u64 = 32;
+
 /// A timing wheel of warp-slot masks: slot `t % WHEEL` holds the warps to
 /// re-evaluate at cycle `t`. An occupancy bitmap finds the next busy slot
 /// quickly when the whole SM is idle. Both are fixed-size arrays, so that
 /// indexing by `t % WHEEL` needs no bounds check.
+///
+/// Beside it, `ready[t % SOON]` holds the warps already known to be
+/// eligible from cycle `t`: they join the eligible set then, with nothing
+/// to re-evaluate.
 #[derive(Debug, Clone)]
 pub struct Wheel {
     slots: Box<[u64; WHEEL as usize]>,
     occupied: [u64; WHEEL as usize / 64],
+    ready: [u64; SOON as usize],
 }
 
 impl Default for Wheel {
@@ -23,6 +32,7 @@ impl Default for Wheel {
         Wheel {
             slots: Box::new([0; WHEEL as usize]),
             occupied: [0; WHEEL as usize / 64],
+            ready: [0; SOON as usize],
         }
     }
 }
@@ -41,6 +51,27 @@ impl Wheel {
         when
     }
 
+    /// Files warp slot `slot`, whose status is already `Eligible` from
+    /// cycle `at` (`now < at`), to join the eligible set then. Nothing may
+    /// change its status before `at`: it is not in the eligible set, and
+    /// only its own issue changes a warp that is not (except a barrier
+    /// release, and a warp at a barrier is never filed ready). Past the
+    /// ring's reach it is scheduled on the wheel instead, to be checked.
+    /// Returns the cycle filed.
+    pub fn file_ready(&mut self, now: u64, at: u64, slot: u32) -> u64 {
+        if at - now < SOON {
+            self.ready[(at % SOON) as usize] |= 1 << slot;
+            at
+        } else {
+            self.schedule(now, at, slot)
+        }
+    }
+
+    /// Takes the warps filed ready from cycle `t`.
+    pub fn take_ready(&mut self, t: u64) -> u64 {
+        std::mem::take(&mut self.ready[(t % SOON) as usize])
+    }
+
     /// Takes the warps due at cycle `t`.
     pub fn take(&mut self, t: u64) -> u64 {
         let i = (t % WHEEL) as usize;
@@ -52,8 +83,19 @@ impl Wheel {
         m
     }
 
-    /// The first cycle at or after `t` with something scheduled.
+    /// The first cycle at or after `t` with something scheduled or filed
+    /// ready. Every ready entry is within `SOON` cycles of the current
+    /// cycle: no cycle is skipped past one.
     pub fn next_due(&self, t: u64) -> Option<u64> {
+        let ready = (0..SOON).find(|k| self.ready[((t + k) % SOON) as usize] != 0);
+        let due = self.next_scheduled(t);
+        match (ready.map(|k| t + k), due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn next_scheduled(&self, t: u64) -> Option<u64> {
         let start = (t % WHEEL) as usize;
         let words = self.occupied.len();
         for k in 0..=words {
@@ -235,6 +277,29 @@ mod tests {
         // Wrapping around the end of the wheel.
         w.schedule(1000, 1030, 1);
         assert_eq!(w.next_due(1001), Some(1030));
+    }
+
+    #[test]
+    fn ready_warps_join_at_their_cycle_and_far_ones_go_on_the_wheel() {
+        let mut w = Wheel::default();
+        assert_eq!(w.file_ready(100, 104, 5), 104);
+        assert_eq!(w.file_ready(100, 104, 6), 104);
+        assert_eq!(w.next_due(100), Some(104));
+        // Nothing ready before its cycle; both at once then, and only once.
+        assert_eq!(w.take_ready(103), 0);
+        assert_eq!(w.take_ready(104), 1 << 5 | 1 << 6);
+        assert_eq!(w.take_ready(104), 0);
+        assert_eq!(w.next_due(105), None);
+        // Past the ring's reach: scheduled on the wheel, to be checked.
+        assert_eq!(w.file_ready(100, 100 + SOON, 7), 100 + SOON);
+        assert_eq!(w.take_ready(100 + SOON), 0);
+        assert_eq!(w.take(100 + SOON), 1 << 7);
+        // The earlier of a ready entry and a scheduled one is next.
+        w.schedule(200, 210, 1);
+        w.file_ready(200, 220, 2);
+        assert_eq!(w.next_due(200), Some(210));
+        w.take(210);
+        assert_eq!(w.next_due(211), Some(220));
     }
 
     #[test]
