@@ -410,6 +410,23 @@ pub struct Machine {
     st: State,
 }
 
+/// The parts of [`State`] issuing touches besides the issuing SM,
+/// borrowed apart from it.
+struct Issuing<'a> {
+    pcs: &'a mut [PcCounters],
+    global: &'a mut GlobalMemory,
+    scratch: &'a mut Scratch,
+    memory: &'a mut MemoryCounters,
+    faults: &'a mut Vec<Fault>,
+    faults_total: &'a mut u64,
+    hazards: &'a mut Vec<Hazard>,
+    issues: &'a mut Vec<IssueRecord>,
+    error: &'a mut Option<RunError>,
+    retire_due: &'a mut bool,
+    record_issues: bool,
+    check_hazards: bool,
+}
+
 /// Everything a cycle changes.
 #[derive(Debug, Clone)]
 struct State {
@@ -987,19 +1004,19 @@ impl State {
 
     /// Evaluates warp `slot` at cycle `t` and files it as eligible or as
     /// blocked with a wake-up.
-    fn evaluate_into(&mut self, sh: &Shared, s: usize, slot: u32, t: u64) {
+    fn evaluate_into(sh: &Shared, sm: &mut Sm, pcs: &mut [PcCounters], slot: u32, t: u64) {
         let Sm {
             slots,
             sched,
             eligible,
             wheel,
             ..
-        } = &mut self.sms[s];
+        } = sm;
         let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
         let sfu_free = sched[w.scheduler as usize].sfu_free;
-        Self::evaluate(sh, &mut self.pcs, eligible, wheel, sfu_free, w, slot, t);
+        Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
     }
 
     /// [`State::evaluate_into`] with the SM's parts borrowed apart.
@@ -1062,64 +1079,9 @@ impl State {
     #[inline(always)]
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
         let policy = sh.cfg.policy;
-        for k in 0..self.sms[s].sched.len() {
-            let sm = &mut self.sms[s];
-            let cand = sm.eligible & sm.sched_mask[k];
-            let Some(slot) = sm.select(k, policy, cand) else {
-                continue;
-            };
-            let Some(Status::Eligible { pc, lanes, .. }) =
-                sm.slots[slot as usize].as_deref().map(|w| w.status)
-            else {
-                continue;
-            };
-            if sh.code[pc as usize].uses_lsu {
-                if sm.lsu_busy == Some(t) {
-                    self.dispatch_stall(s, k, slot, pc, lanes, t);
-                    continue;
-                }
-                sm.lsu_busy = Some(t);
-            }
-            self.issue(sh, s, k, slot, pc, lanes, t);
-        }
-    }
-
-    /// Warp `slot` was selected at `t`, but another scheduler took the SM's
-    /// shared load/store pipe: it stays eligible, charged a dispatch stall.
-    #[cold]
-    #[inline(never)]
-    fn dispatch_stall(&mut self, s: usize, k: usize, slot: u32, pc: u32, lanes: u64, t: u64) {
-        let Some(w) = self.sms[s].slots[slot as usize].as_deref_mut() else {
-            return;
-        };
-        Self::set_status(
-            &mut self.pcs,
-            w,
-            Status::Eligible {
-                since: t + 1,
-                wait_from: t + 1,
-                pc,
-                lanes,
-            },
-            t,
-        );
-        w.counters.stalls.add(Reason::DispatchStall, 1);
-        self.pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
-        if self.record_issues {
-            self.issues
-                .push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
-        }
-    }
-
-    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn issue(&mut self, sh: &Shared, s: usize, k: usize, slot: u32, pc: u32, active: u64, t: u64) {
-        let code = &sh.code;
-        let lat = sh.cfg.latency;
-        let taken_first = sh.cfg.taken_first;
-        // Disjoint borrows of what issuing touches, so that the compiler
-        // knows none of them aliases another and keeps them in registers.
+        // Disjoint borrows of what issuing touches, so that the SM is
+        // looked up once and the compiler knows that nothing else aliases
+        // it or another part.
         let State {
             sms,
             pcs,
@@ -1136,6 +1098,108 @@ impl State {
             check_hazards,
             ..
         } = self;
+        let mut cx = Issuing {
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues: *record_issues,
+            check_hazards: *check_hazards,
+        };
+        let sm = &mut sms[s];
+        for k in 0..sm.sched.len() {
+            let cand = sm.eligible & sm.sched_mask[k];
+            let Some(slot) = sm.select(k, policy, cand) else {
+                continue;
+            };
+            let Some(Status::Eligible { pc, lanes, .. }) =
+                sm.slots[slot as usize].as_deref().map(|w| w.status)
+            else {
+                continue;
+            };
+            if sh.code[pc as usize].uses_lsu {
+                if sm.lsu_busy == Some(t) {
+                    let at = (s, k, slot, pc, lanes, t);
+                    let record = cx.record_issues.then_some(&mut *cx.issues);
+                    Self::dispatch_stall(sm, cx.pcs, record, at);
+                    continue;
+                }
+                sm.lsu_busy = Some(t);
+            }
+            Self::issue(sh, sm, &mut cx, s, k, slot, pc, lanes, t);
+        }
+    }
+
+    /// Warp `slot` was selected at `t`, but another scheduler took the SM's
+    /// shared load/store pipe: it stays eligible, charged a dispatch stall.
+    #[cold]
+    #[inline(never)]
+    /// (Its own few arguments: a cold call passed the issuing context
+    /// would make the hot path build that context in memory.)
+    fn dispatch_stall(
+        sm: &mut Sm,
+        pcs: &mut [PcCounters],
+        record: Option<&mut Vec<IssueRecord>>,
+        (s, k, slot, pc, lanes, t): (usize, usize, u32, u32, u64, u64),
+    ) {
+        let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
+            return;
+        };
+        Self::set_status(
+            pcs,
+            w,
+            Status::Eligible {
+                since: t + 1,
+                wait_from: t + 1,
+                pc,
+                lanes,
+            },
+            t,
+        );
+        w.counters.stalls.add(Reason::DispatchStall, 1);
+        pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
+        if let Some(issues) = record {
+            issues.push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
+        }
+    }
+
+    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn issue(
+        sh: &Shared,
+        sm: &mut Sm,
+        cx: &mut Issuing,
+        s: usize,
+        k: usize,
+        slot: u32,
+        pc: u32,
+        active: u64,
+        t: u64,
+    ) {
+        let code = &sh.code;
+        let lat = sh.cfg.latency;
+        let taken_first = sh.cfg.taken_first;
+        let Issuing {
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues,
+            check_hazards,
+        } = cx;
         let (record_issues, check_hazards) = (*record_issues, *check_hazards);
         let Sm {
             slots,
@@ -1144,7 +1208,7 @@ impl State {
             wheel,
             blocks,
             ..
-        } = &mut sms[s];
+        } = &mut *sm;
         let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
@@ -1274,7 +1338,7 @@ impl State {
         let mut faulted = 0u64;
         for &(lane, address, kind) in &scratch.faults {
             faulted |= 1 << lane;
-            *faults_total += 1;
+            **faults_total += 1;
             if faults.len() < MAX_RECORDS {
                 faults.push(Fault {
                     warp: w.gid,
@@ -1381,7 +1445,7 @@ impl State {
         let done = w.is_done();
         let next = t + 1;
         if done {
-            *retire_due = true;
+            **retire_due = true;
             w.status = Status::Done { since: next };
             w.at_bar = false;
         } else {
@@ -1452,40 +1516,45 @@ impl State {
         }
         let block = w.block;
         if d.is_mufu {
-            self.throttle_others(sh, s, k, slot, t);
+            Self::throttle_others(sh, sm, pcs, k, slot, t);
         }
         if bar_arrived || done {
-            self.check_block_barrier(s, block, t);
+            Self::check_block_barrier(sm, block, t);
         }
     }
 
     /// After a MUFU issue, warps of the same scheduler waiting to issue a
     /// MUFU are throttled from the next cycle.
-    fn throttle_others(&mut self, sh: &Shared, s: usize, k: usize, issuer: u32, t: u64) {
-        let mut cand = self.sms[s].eligible & self.sms[s].sched_mask[k] & !(1 << issuer);
+    fn throttle_others(
+        sh: &Shared,
+        sm: &mut Sm,
+        pcs: &mut [PcCounters],
+        k: usize,
+        issuer: u32,
+        t: u64,
+    ) {
+        let mut cand = sm.eligible & sm.sched_mask[k] & !(1 << issuer);
         while cand != 0 {
             let slot = cand.trailing_zeros();
             cand &= cand - 1;
-            let wants_mufu =
-                self.sms[s].slots[slot as usize]
-                    .as_ref()
-                    .is_some_and(|w| match w.status {
-                        Status::Eligible { pc, .. } => sh.code[pc as usize].is_mufu,
-                        _ => false,
-                    });
+            let wants_mufu = sm.slots[slot as usize]
+                .as_ref()
+                .is_some_and(|w| match w.status {
+                    Status::Eligible { pc, .. } => sh.code[pc as usize].is_mufu,
+                    _ => false,
+                });
             if wants_mufu {
                 // Not selected this cycle; from the next, the pipe is busy.
-                if let Some(w) = self.sms[s].slots[slot as usize].as_mut() {
+                if let Some(w) = sm.slots[slot as usize].as_mut() {
                     w.wake_at = t + 1;
                 }
-                self.evaluate_into(sh, s, slot, t + 1);
+                Self::evaluate_into(sh, sm, pcs, slot, t + 1);
             }
         }
     }
 
     /// Releases a block barrier once every live warp of the block arrived.
-    fn check_block_barrier(&mut self, s: usize, block: u32, t: u64) {
-        let sm = &mut self.sms[s];
+    fn check_block_barrier(sm: &mut Sm, block: u32, t: u64) {
         let Some(b) = sm.blocks.iter().find(|b| b.id == block) else {
             return;
         };
