@@ -47,6 +47,13 @@ pub struct Decoded {
     /// The fixed latency of its class on this machine (a memory access
     /// adds its replays at issue).
     pub latency: u32,
+    /// Cycles until its read barrier (if it sets one) clears.
+    pub read_latency: u32,
+    /// Cycles the MUFU pipe takes before its next instruction, if this is
+    /// a MUFU. (Carried per instruction, not read from the machine's
+    /// latencies at issue: `t +` a constant is worked out every cycle, in
+    /// case it is needed, and kept on the stack.)
+    pub pipe_interval: u32,
     /// High word of a 64-bit constant addend (`IMAD.WIDE`).
     pub c_hi: u32,
     /// Reconvergence pc of a divergent branch here (`stack`).
@@ -151,6 +158,8 @@ pub fn link(
                 Class::Shared => lat.shared,
                 Class::Global => lat.global,
             },
+            read_latency: lat.read_barrier.max(1),
+            pipe_interval: lat.sfu_interval.max(1),
             is_mufu: matches!(resolved.op, Op::Mufu { .. }),
             uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
             reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
@@ -1113,7 +1122,7 @@ impl State {
             check_hazards: *check_hazards,
         };
         let sm = &mut sms[s];
-        for k in 0..sm.sched.len() {
+        for k in 0..sm.schedulers {
             let cand = sm.eligible & sm.sched_mask[k];
             let Some(slot) = sm.select(k, policy, cand) else {
                 continue;
@@ -1372,19 +1381,19 @@ impl State {
                 pc,
                 class: ins.class,
                 issued: t,
-                done: t + u64::from(lat.read_barrier.max(1)),
+                done: t + u64::from(d.read_latency),
                 read: true,
             });
         }
         if check_hazards {
             let on_now = active & w.pred_mask(ins.guard);
-            record_writes(hazards, w, d, pc, on_now, t, latency, lat);
+            record_writes(hazards, w, d, pc, on_now, t, latency);
         }
         let stall = u64::from(ins.control.stall.max(1));
         w.stall_until = t + stall;
         w.yielded = ins.control.yield_hint;
         if d.is_mufu {
-            sched[k].sfu_free = t + u64::from(lat.sfu_interval.max(1));
+            sched[k].sfu_free = t + u64::from(d.pipe_interval);
         }
 
         // Control flow.
@@ -1639,7 +1648,7 @@ impl State {
                         sm.spare.push(w);
                     }
                     sm.eligible &= !(1 << slot);
-                    for st in &mut sm.sched {
+                    for st in &mut sm.sched[..sm.schedulers] {
                         if st.greedy == Some(slot as u32) {
                             st.greedy = None;
                         }
@@ -1787,7 +1796,6 @@ fn push_hazard(
 }
 
 /// Records when this instruction's writes land and its reads finish.
-#[allow(clippy::too_many_arguments)]
 fn record_writes(
     hazards: &mut Vec<Hazard>,
     w: &mut Warp,
@@ -1796,7 +1804,6 @@ fn record_writes(
     on: u64,
     t: u64,
     latency: u32,
-    lat: Latency,
 ) {
     let n = w.width as usize;
     let ins = &d.instr;
@@ -1816,7 +1823,7 @@ fn record_writes(
         }
     }
     if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
-        let done = t + u64::from(lat.read_barrier.max(1));
+        let done = t + u64::from(d.read_latency);
         for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
             let base = hazard_row(rows, r) * n;
             for l in convergence::its::lanes(on) {

@@ -8,6 +8,9 @@ use crate::scenario::Policy;
 /// Cycles the wheel can look ahead; a later wake is split into re-checks.
 pub const WHEEL: u64 = 1024;
 
+/// Warp schedulers an SM can have (a scenario is checked against it).
+pub const MAX_SCHEDULERS: usize = 4;
+
 /// Cycles ahead a warp can be filed as ready (see [`Wheel::file_ready`]):
 /// more than any stall count.
 pub const SOON: u64 = 32;
@@ -147,9 +150,12 @@ pub struct Sm {
     pub blocks: Vec<ResidentBlock>,
     /// Warps that can issue now, by slot.
     pub eligible: u64,
+    /// Warp schedulers: the first `schedulers` entries of `sched` and
+    /// `sched_mask` (fixed arrays, so that indexing them loads no length).
+    pub schedulers: usize,
     /// Slots belonging to each scheduler.
-    pub sched_mask: Vec<u64>,
-    pub sched: Vec<SchedState>,
+    pub sched_mask: [u64; MAX_SCHEDULERS],
+    pub sched: [SchedState; MAX_SCHEDULERS],
     /// Warps of finished blocks, kept so launching a block reuses their
     /// allocations (register file, stack) instead of allocating anew.
     pub spare: Vec<Box<Warp>>,
@@ -160,9 +166,10 @@ pub struct Sm {
 
 impl Sm {
     pub fn new(id: u32, slots: u32, schedulers: u32) -> Self {
-        let mut sched_mask = vec![0u64; schedulers as usize];
-        for s in 0..slots {
-            sched_mask[(s % schedulers) as usize] |= 1 << s;
+        let schedulers = (schedulers as usize).clamp(1, MAX_SCHEDULERS);
+        let mut sched_mask = [0u64; MAX_SCHEDULERS];
+        for s in 0..slots as usize {
+            sched_mask[s % schedulers] |= 1 << s;
         }
         Sm {
             id,
@@ -170,8 +177,9 @@ impl Sm {
             free: super::warp::lane_mask(slots),
             blocks: Vec::new(),
             eligible: 0,
+            schedulers,
             sched_mask,
-            sched: vec![SchedState::default(); schedulers as usize],
+            sched: Default::default(),
             spare: Vec::new(),
             wheel: Wheel::default(),
             lsu_busy: None,
@@ -316,6 +324,7 @@ mod tests {
     #[test]
     fn schedulers_own_every_sth_slot() {
         let sm = Sm::new(0, 8, 4);
-        assert_eq!(sm.sched_mask, vec![0x11, 0x22, 0x44, 0x88]);
+        assert_eq!(sm.schedulers, 4);
+        assert_eq!(sm.sched_mask, [0x11, 0x22, 0x44, 0x88]);
     }
 }

@@ -186,7 +186,7 @@ impl Machine {
             .st
             .sms
             .get(sm as usize)
-            .and_then(|s| s.sched.get(w.scheduler as usize))
+            .and_then(|s| s.sched[..s.schedulers].get(w.scheduler as usize))
             .map_or(0, |st| st.sfu_free);
         match readiness(
             &self.sh.code,

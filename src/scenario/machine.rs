@@ -40,7 +40,7 @@ const LIMITS: &[Limit] = &[
     Limit {
         key: "machine.schedulers",
         min: 1,
-        max: 4,
+        max: crate::engine::sm::MAX_SCHEDULERS as u64,
         why: Some("an SM has at most 4 warp schedulers"),
         get: |m, _| m.schedulers.into(),
     },

@@ -893,7 +893,7 @@ impl App {
         self.queues = m
             .sms()
             .iter()
-            .flat_map(|sm| (0..sm.sched.len() as u32).map(move |k| (sm.id, k)))
+            .flat_map(|sm| (0..sm.schedulers as u32).map(move |k| (sm.id, k)))
             .map(|(s, k)| (s, k, m.ready_queue(s, k)))
             .collect();
         self.lane_view = m.lane_view(self.warp, self.lane);
