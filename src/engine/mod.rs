@@ -880,7 +880,7 @@ impl State {
                 faulted: 0,
                 live: launched,
                 regs,
-                preds: [0; 7],
+                preds: [0, 0, 0, 0, 0, 0, 0, lane_mask(w)],
                 conv,
                 sb,
                 stall_until: t,
@@ -1135,8 +1135,8 @@ impl State {
             if sh.code[pc as usize].uses_lsu {
                 if sm.lsu_busy == Some(t) {
                     let at = (s, k, slot, pc, lanes, t);
-                    let record = cx.record_issues.then_some(&mut *cx.issues);
-                    Self::dispatch_stall(sm, cx.pcs, record, at);
+                    let issues = (cx.record_issues, &mut *cx.issues);
+                    Self::dispatch_stall(sm, cx.pcs, issues, at);
                     continue;
                 }
                 sm.lsu_busy = Some(t);
@@ -1154,7 +1154,7 @@ impl State {
     fn dispatch_stall(
         sm: &mut Sm,
         pcs: &mut [PcCounters],
-        record: Option<&mut Vec<IssueRecord>>,
+        (record, issues): (bool, &mut Vec<IssueRecord>),
         (s, k, slot, pc, lanes, t): (usize, usize, u32, u32, u64, u64),
     ) {
         let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
@@ -1173,7 +1173,7 @@ impl State {
         );
         w.counters.stalls.add(Reason::DispatchStall, 1);
         pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
-        if let Some(issues) = record {
+        if record {
             issues.push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
         }
     }
@@ -1642,7 +1642,7 @@ impl State {
                                 exited: w.exited,
                                 faulted: w.faulted,
                                 regs: std::mem::take(&mut w.regs),
-                                preds: w.preds,
+                                preds: [0, 1, 2, 3, 4, 5, 6].map(|p| w.preds[p]),
                             });
                         }
                         sm.spare.push(w);

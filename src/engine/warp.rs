@@ -60,8 +60,9 @@ pub struct Warp {
     pub(super) live: u64,
     /// Register file, row-major by register: `regs[r * width + lane]`.
     pub regs: Vec<u32>,
-    /// Predicates P0..P6, one bit per lane.
-    pub preds: [u64; 7],
+    /// Predicates P0..P6, one bit per lane, then PT (every lane of the
+    /// warp; never written).
+    pub preds: [u64; 8],
     pub conv: Convergence,
     pub sb: Scoreboards,
     /// Earliest cycle the next instruction may issue (static stall count).
@@ -104,12 +105,10 @@ impl Warp {
 
     /// The lanes for which predicate `p` holds.
     pub fn pred_mask(&self, p: PredSrc) -> u64 {
-        let v = if p.index == PT {
-            self.full()
-        } else {
-            self.preds[usize::from(p.index)]
-        };
-        if p.negate { !v & self.full() } else { v }
+        // Every predicate is within the warp's lanes, so negating is
+        // flipping them: no branch on either the index or the negation.
+        let v = self.preds[usize::from(p.index & PT)];
+        v ^ (0u64.wrapping_sub(u64::from(p.negate)) & self.full())
     }
 
     /// Register `r` of lane `lane` (`RZ` reads zero).
