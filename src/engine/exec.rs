@@ -280,14 +280,12 @@ fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
     let off = full & !on;
     if off == 0 {
         copy_lanes(dst, &vals[..n]);
-    } else if let (32, Ok(dst)) = (N, <&mut [u32; 32]>::try_from(&mut *dst)) {
-        // A fixed 32 lanes: a branch-free blend the compiler vectorises.
-        let on = on as u32;
-        for (l, x) in dst.iter_mut().enumerate() {
-            let bit = 1u32 << l;
-            let keep = 0u32.wrapping_sub(u32::from(on & bit == bit));
-            *x ^= (*x ^ vals[l]) & keep;
-        }
+    } else if let (32, Ok(dst), Ok(vals)) = (
+        N,
+        <&mut [u32; 32]>::try_from(&mut *dst),
+        <&[u32; 32]>::try_from(&vals[..32]),
+    ) {
+        blend_lanes(dst, vals, on as u32);
     } else if off.count_ones() <= 8 {
         // Mostly on: copy every lane, then put the few off lanes back.
         let mut saved = [0u32; 8];
@@ -302,6 +300,43 @@ fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
         for l in lanes(on & full) {
             dst[l] = vals[l];
         }
+    }
+}
+
+/// `dst[l] = vals[l]` for the lanes `l` set in `on`: a branch-free blend.
+#[inline(always)]
+fn blend_lanes(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
+            _mm_or_si128, _mm_set_epi32, _mm_set1_epi32, _mm_srli_epi32, _mm_storeu_si128,
+        };
+        let (d, v) = (
+            dst.as_mut_ptr().cast::<__m128i>(),
+            vals.as_ptr().cast::<__m128i>(),
+        );
+        // SAFETY: SSE2 is part of x86_64; `dst` and `vals` hold 32 lanes,
+        // read and written as eight unaligned 128-bit chunks. Each chunk's
+        // keep mask is its four bits of `on` against 1, 2, 4, 8, the bits
+        // shifted down by four a chunk (no mask constant loaded per chunk).
+        unsafe {
+            let bit = _mm_set_epi32(8, 4, 2, 1);
+            let mut m = _mm_set1_epi32(on as i32);
+            for c in 0..8 {
+                let keep = _mm_cmpeq_epi32(_mm_and_si128(m, bit), bit);
+                let new = _mm_and_si128(keep, _mm_loadu_si128(v.add(c)));
+                let old = _mm_andnot_si128(keep, _mm_loadu_si128(d.add(c)));
+                _mm_storeu_si128(d.add(c), _mm_or_si128(new, old));
+                m = _mm_srli_epi32(m, 4);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for (l, x) in dst.iter_mut().enumerate() {
+        let bit = 1u32 << l;
+        let keep = 0u32.wrapping_sub(u32::from(on & bit == bit));
+        *x ^= (*x ^ vals[l]) & keep;
     }
 }
 
@@ -1272,6 +1307,19 @@ mod tests {
         assert_eq!(bits(5, |_| true), 0b11111);
         assert_eq!(bits(64, |l| l == 63), 1 << 63);
         assert_eq!(bits(0, |_| true), 0);
+    }
+
+    #[test]
+    fn blend_writes_exactly_the_lanes_that_are_on() {
+        for on in [0u32, u32::MAX, 1, 1 << 31, 0xa5a5_0f01, 0x8000_0010] {
+            let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
+            let vals: [u32; 32] = std::array::from_fn(|l| 100 + l as u32);
+            blend_lanes(&mut dst, &vals, on);
+            for l in 0..32 {
+                let want = if on >> l & 1 != 0 { 100 + l } else { l };
+                assert_eq!(dst[l], want as u32, "lane {l} of {on:#x}");
+            }
+        }
     }
 
     #[test]
