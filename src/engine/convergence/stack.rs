@@ -70,6 +70,10 @@ impl SimtStack {
     pub fn goto(&mut self, pc: u32, live: u64) {
         if let Some(top) = self.entries.last_mut() {
             top.pc = pc;
+            // The common case, checked on the entry at hand: it stays.
+            if pc != top.rpc && top.mask & live != 0 {
+                return;
+            }
         }
         self.pop_finished(live);
     }
