@@ -775,9 +775,10 @@ impl State {
         }
         // SMs are independent within a cycle: nothing one issues changes
         // which warps of another wake or can issue.
+        let mut busy = false;
         for s in 0..self.sms.len() {
             self.wake(sh, s, t);
-            self.issue_sm(sh, s, t);
+            busy |= self.issue_sm(sh, s, t);
         }
         // Blocks leave only when they retire, so the run can only have
         // finished after a retirement.
@@ -786,7 +787,9 @@ impl State {
             self.retire(t);
         }
         self.cycle = t + 1;
-        let idle = self.idle();
+        // Retiring leaves the eligible sets as issuing left them (a warp
+        // that finished is never eligible).
+        let idle = !busy;
         if (retired || sh.cfg.blocks == 0)
             && self.next_block >= sh.cfg.blocks
             && self.sms.iter().all(|sm| sm.blocks.is_empty())
@@ -1086,7 +1089,8 @@ impl State {
     // Always inlined, as `issue` and `exec::execute` are: one function for
     // the whole issue path measured faster than calls the compiler chose.
     #[inline(always)]
-    fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) {
+    /// Returns whether SM `s` has eligible warps left.
+    fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) -> bool {
         let policy = sh.cfg.policy;
         // Disjoint borrows of what issuing touches, so that the SM is
         // looked up once and the compiler knows that nothing else aliases
@@ -1143,6 +1147,7 @@ impl State {
             }
             Self::issue(sh, sm, &mut cx, s, k, slot, pc, lanes, t);
         }
+        sm.eligible != 0
     }
 
     /// Warp `slot` was selected at `t`, but another scheduler took the SM's
