@@ -1315,9 +1315,9 @@ mod tests {
             let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
             let vals: [u32; 32] = std::array::from_fn(|l| 100 + l as u32);
             blend_lanes(&mut dst, &vals, on);
-            for l in 0..32 {
+            for (l, &got) in dst.iter().enumerate() {
                 let want = if on >> l & 1 != 0 { 100 + l } else { l };
-                assert_eq!(dst[l], want as u32, "lane {l} of {on:#x}");
+                assert_eq!(got, want as u32, "lane {l} of {on:#x}");
             }
         }
     }
