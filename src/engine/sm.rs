@@ -80,10 +80,17 @@ impl Wheel {
         let i = (t % WHEEL) as usize;
         let m = self.slots[i];
         if m != 0 {
-            self.slots[i] = 0;
-            self.occupied[i / 64] &= !(1 << (i % 64));
+            self.empty(i);
         }
         m
+    }
+
+    /// Empties wheel slot `i`. Out of line: inlined, its bit arithmetic was
+    /// worked out every cycle, whether the slot held anything or not.
+    #[inline(never)]
+    fn empty(&mut self, i: usize) {
+        self.slots[i] = 0;
+        self.occupied[i / 64] &= !(1 << (i % 64));
     }
 
     /// The first cycle at or after `t` with something scheduled or filed
