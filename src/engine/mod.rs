@@ -1086,10 +1086,11 @@ impl State {
         }
     }
 
+    /// Each scheduler of SM `s` issues; returns whether the SM has
+    /// eligible warps left.
     // Always inlined, as `issue` and `exec::execute` are: one function for
     // the whole issue path measured faster than calls the compiler chose.
     #[inline(always)]
-    /// Returns whether SM `s` has eligible warps left.
     fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) -> bool {
         let policy = sh.cfg.policy;
         // Disjoint borrows of what issuing touches, so that the SM is
@@ -1152,10 +1153,10 @@ impl State {
 
     /// Warp `slot` was selected at `t`, but another scheduler took the SM's
     /// shared load/store pipe: it stays eligible, charged a dispatch stall.
+    // Its own few arguments: a cold call passed the issuing context would
+    // make the hot path build that context in memory.
     #[cold]
     #[inline(never)]
-    /// (Its own few arguments: a cold call passed the issuing context
-    /// would make the hot path build that context in memory.)
     fn dispatch_stall(
         sm: &mut Sm,
         pcs: &mut [PcCounters],
