@@ -775,6 +775,16 @@ pub fn access(op: &Op) -> Option<Access> {
 pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) {
     let n = lanes_of::<N>(w);
     let [a, b, c, r, _] = &mut env.scratch.lanes;
+    // `f(x, y, z)` over the lanes of three sources, each read where it is
+    // (see `Arg`); a two-source operation passes an immediate third.
+    macro_rules! map_args {
+        ($float:expr, $sa:expr, $sb:expr, $sc:expr, $f:expr) => {{
+            let x = arg::<N>(w, $sa, a, $float);
+            let y = arg::<N>(w, $sb, b, $float);
+            let z = arg::<N>(w, $sc, c, $float);
+            split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => map::<N>(n, x, y, z, $f))))
+        }};
+    }
     match *op {
         Op::Mov { d, a: sa } => {
             fetch_i::<N>(w, sa, a);
@@ -816,12 +826,9 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             let ci1 = w.pred_mask(carry_in[1]);
             if carry == [PT, PT] && ci0 | ci1 == 0 {
                 // No carries in or out: a plain three-way add.
-                let x = arg::<N>(w, sa, a, false);
-                let y = arg::<N>(w, sb, b, false);
-                let z = arg::<N>(w, sc, c, false);
-                let out = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
-                    map::<N>(n, x, y, z, |x, y, z| x.wrapping_add(y).wrapping_add(z))
-                })));
+                let out = map_args!(false, sa, sb, sc, |x: u32, y: u32, z: u32| {
+                    x.wrapping_add(y).wrapping_add(z)
+                });
                 write::<N>(w, d, &out, on);
                 return;
             }
@@ -852,12 +859,9 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             signed,
         } => {
             if mode == MulMode::Lo {
-                let x = arg::<N>(w, sa, a, false);
-                let y = arg::<N>(w, sb, b, false);
-                let z = arg::<N>(w, sc, c, false);
-                let out = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
-                    map::<N>(n, x, y, z, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
-                })));
+                let out = map_args!(false, sa, sb, sc, |x: u32, y: u32, z: u32| {
+                    x.wrapping_mul(y).wrapping_add(z)
+                });
                 write::<N>(w, d, &out, on);
                 return;
             }
@@ -1032,23 +1036,15 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             write_pred(w, carry, co, on);
         }
         Op::Fadd { d, a: sa, b: sb } => {
-            let x = arg::<N>(w, sa, a, true);
-            let y = arg::<N>(w, sb, b, true);
-            let out = split_arg!(x, x => split_arg!(y, y => {
-                map::<N>(n, x, y, Splat(0), |x, y, _| {
-                    canon(f32::from_bits(x) + f32::from_bits(y))
-                })
-            }));
+            let out = map_args!(true, sa, sb, Src::Imm(0), |x: u32, y: u32, _| {
+                canon(f32::from_bits(x) + f32::from_bits(y))
+            });
             write::<N>(w, d, &out, on);
         }
         Op::Fmul { d, a: sa, b: sb } => {
-            let x = arg::<N>(w, sa, a, true);
-            let y = arg::<N>(w, sb, b, true);
-            let out = split_arg!(x, x => split_arg!(y, y => {
-                map::<N>(n, x, y, Splat(0), |x, y, _| {
-                    canon(f32::from_bits(x) * f32::from_bits(y))
-                })
-            }));
+            let out = map_args!(true, sa, sb, Src::Imm(0), |x: u32, y: u32, _| {
+                canon(f32::from_bits(x) * f32::from_bits(y))
+            });
             write::<N>(w, d, &out, on);
         }
         Op::Ffma {
