@@ -1379,11 +1379,13 @@ fn load_and_run(text: &str) {
                 return;
             }
             sc.machine.max_cycles = sc.machine.max_cycles.min(20_000);
-            if let Ok(mut m) = Machine::new(Arc::new(sc)) {
-                m.set_hazard_checks(true);
-                let _ = m.run();
-                let _ = Report::new(&m).to_value();
-            }
+            // A scenario that loads must run: loading checks everything a
+            // machine needs, so a machine that cannot be built is a bug.
+            let mut m = Machine::new(Arc::new(sc))
+                .unwrap_or_else(|e| panic!("a scenario that loads builds no machine: {e}"));
+            m.set_hazard_checks(true);
+            let _ = m.run();
+            let _ = Report::new(&m).to_value();
         }
     }
 }

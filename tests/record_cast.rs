@@ -5,7 +5,10 @@
 //! casts.
 //!
 //! The asciinema test needs `asciinema` and `pyte` (`pip install asciinema
-//! pyte`); without them it is skipped with a message.
+//! pyte`); without them it is skipped with a message, or fails when
+//! `WARPSTEP_REQUIRE_ALL_TESTS=1`.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -489,15 +492,17 @@ fn asciinema_screen(cast: &Path) -> Option<String> {
     let o = match Command::new("python3").arg(script).arg(cast).output() {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("skipping: python3 does not run ({e}); CI installs asciinema and pyte");
+            support::skip_or_fail(&format!(
+                "python3 does not run ({e}); CI installs asciinema and pyte"
+            ));
             return None;
         }
     };
     if o.status.code() == Some(3) {
-        eprintln!(
-            "skipping: {} (CI runs `pip install asciinema pyte`)",
+        support::skip_or_fail(&format!(
+            "{} (CI runs `pip install asciinema pyte`)",
             String::from_utf8_lossy(&o.stderr).trim()
-        );
+        ));
         return None;
     }
     assert!(

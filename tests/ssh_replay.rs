@@ -7,7 +7,8 @@
 //!
 //! sshd is started with `-D` and killed by a guard when the test ends, even
 //! on failure. Without `/usr/sbin/sshd`, `ssh`, `ssh-keygen` or `tmux` the
-//! test is skipped with a message (CI installs openssh-server,
+//! test is skipped with a message, or fails when
+//! `WARPSTEP_REQUIRE_ALL_TESTS=1` (CI installs openssh-server,
 //! openssh-client and tmux).
 
 mod support;
@@ -42,10 +43,10 @@ fn have_tools() -> bool {
     .map(|(n, _)| *n)
     .collect();
     if !missing.is_empty() {
-        eprintln!(
-            "skipping: {} not installed (CI: apt-get install openssh-server openssh-client tmux)",
+        support::skip_or_fail(&format!(
+            "{} not installed (CI: apt-get install openssh-server openssh-client tmux)",
             missing.join(", ")
-        );
+        ));
     }
     missing.is_empty()
 }

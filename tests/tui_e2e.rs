@@ -6,7 +6,8 @@
 //! hung-up terminal ends the process.
 //!
 //! Each test uses its own tmux server (`-L`), killed at the end even when
-//! the test fails. Without tmux the tmux tests are skipped with a message.
+//! the test fails. Without tmux the tmux tests are skipped with a message
+//! (they fail instead when `WARPSTEP_REQUIRE_ALL_TESTS=1`).
 
 mod support;
 

@@ -10,6 +10,7 @@ use support::load_scenario;
 use insta::assert_snapshot;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use warpstep::engine::view::WarpView;
 use warpstep::tui::keys::parse_keys;
 use warpstep::tui::{App, Options};
 
@@ -100,6 +101,14 @@ fn app(arg: &str, keys: &str) -> App {
     app_with(arg, keys, false)
 }
 
+/// The resident warp `w` as the panes see it.
+fn warp(app: &App, w: u32) -> &WarpView {
+    app.views()
+        .iter()
+        .find(|v| v.warp == w)
+        .unwrap_or_else(|| panic!("w{w} is not resident"))
+}
+
 fn screen(app: &App, w: u16, h: u16) -> TestBackend {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("test backend");
     t.draw(|f| app.draw(f)).expect("draws");
@@ -124,6 +133,12 @@ fn divergent_loop_cycle_12() {
     // 4); every warp issued 3 instructions with 32 lanes (12 in all).
     let a = app("divergent-loop", "12n");
     assert_eq!(a.cycle(), 12);
+    // w0's LDG issued at cycle 8 with global latency 400: SB0 clears at
+    // 408, 408 - 12 = 396 cycles from now.
+    assert_eq!(warp(&a, 0).scoreboards[0].cycles_left, 396);
+    // 4 warps x 3 instructions, 32 lanes each: 12 issued, 384 lane-work.
+    assert_eq!(a.totals().issued, 12);
+    assert_eq!(a.totals().thread_inst_executed_pred_on, 12 * 32);
     assert_snapshot!("divergent_loop_c12_80x24", screen(&a, 80, 24));
     assert_snapshot!("divergent_loop_c12_200x60", screen(&a, 200, 60));
 }
@@ -133,6 +148,13 @@ fn divergent_loop_cycle_120() {
     // Every warp stalls at ISETP on the long scoreboard (w0 288 cycles
     // left: 408 - 120); 7 instructions each, all 32 lanes on.
     let a = app("divergent-loop", "120n");
+    // SB0 of w0 clears at 408 (LDG at 8 + 400): 408 - 120 = 288 left.
+    assert_eq!(warp(&a, 0).scoreboards[0].cycles_left, 288);
+    for w in 0..4 {
+        // 7 instructions up to the ISETP, each with all 32 lanes on.
+        assert_eq!(warp(&a, w).counters.issued, 7, "w{w}");
+        assert_eq!(warp(&a, w).counters.thread_inst_executed_pred_on, 7 * 32);
+    }
     assert_snapshot!("divergent_loop_c120_80x24", screen(&a, 80, 24));
     assert_snapshot!("divergent_loop_c120_120x40", screen(&a, 120, 40));
     assert_snapshot!("divergent_loop_c120_200x60", screen(&a, 200, 60));
@@ -145,6 +167,18 @@ fn divergent_loop_first_divergence() {
     // (pc 0050, 28 lanes, reconverging at 0090) over the reconvergence
     // entry (0090, all 32). w0: 9 issued, sum P 284 = 8 x 32 + 28.
     let a = app("divergent-loop", "d");
+    let w0 = warp(&a, 0);
+    // 8 instructions at 32 lanes, then the split BRA itself at 28.
+    assert_eq!(w0.counters.issued, 9);
+    assert_eq!(w0.counters.thread_inst_executed_pred_on, 8 * 32 + 28);
+    // Stack, bottom first: the reconvergence entry (0x90 = instruction 9,
+    // all 32 lanes) under the loop entry (0x50 = 5, the 28 lanes).
+    let stack: Vec<(u32, u32)> = w0
+        .stack
+        .iter()
+        .map(|e| (e.pc, e.mask.count_ones()))
+        .collect();
+    assert_eq!(stack, [(9, 32), (5, 28)]);
     assert_snapshot!("divergent_loop_divergence_80x24", screen(&a, 80, 24));
     assert_snapshot!("divergent_loop_divergence_200x60", screen(&a, 200, 60));
 }
@@ -155,6 +189,14 @@ fn divergent_loop_end() {
     // branch efficiency 0.125, 28/32 divergent, 20.8 threads per inst.
     let a = app("divergent-loop", "e");
     assert_eq!(a.cycle(), 540);
+    // The scenario file's hand-worked totals (its expect: block).
+    assert_eq!(a.totals().issued, 160);
+    assert_eq!(a.totals().thread_inst_executed, 3328);
+    assert_eq!(a.totals().thread_inst_executed_pred_on, 3200);
+    assert_eq!(
+        (a.totals().branches, a.totals().divergent_branches),
+        (32, 28)
+    );
     assert_snapshot!("divergent_loop_end_200x60", screen(&a, 200, 60));
 }
 
@@ -163,11 +205,25 @@ fn its_groups_and_barrier() {
     // After the split: the group at 0060 (lanes 0-3) runs, the group at
     // 0030 (4-7) waits; B0 has all 8 lanes due, none arrived.
     let a = app(ITS, "d");
+    let w0 = warp(&a, 0);
+    // Groups by instruction index: 0x60 = 6 (`then:`, lanes 0-3) and
+    // 0x30 = 3 (the fall-through FADD, lanes 4-7).
+    let mut groups: Vec<(u32, u64)> = w0.groups.iter().map(|g| (g.pc, g.lanes)).collect();
+    groups.sort();
+    assert_eq!(groups, [(3, 0xf0), (6, 0x0f)]);
+    assert_eq!(w0.pc, Some(6), "the group at 0060 issues next");
+    let b0: Vec<(u8, u64, u64)> = w0
+        .barriers
+        .iter()
+        .map(|b| (b.index, b.participants, b.arrived))
+        .collect();
+    assert_eq!(b0, [(0, 0xff, 0)]);
     assert_snapshot!("its_split_80x24", screen(&a, 80, 24));
     assert_snapshot!("its_split_200x60", screen(&a, 200, 60));
     // Lanes 0-3 arrived at BSYNC B0 (without issuing it) and wait; the
     // other group runs its path.
     let a = app(ITS, "d 5n");
+    assert_eq!(warp(&a, 0).barriers[0].arrived, 0x0f, "lanes 0-3 arrived");
     assert_snapshot!("its_arrived_80x24", screen(&a, 80, 24));
 }
 
@@ -176,6 +232,10 @@ fn faulted_and_never_launched_lanes() {
     // Cycle 9: the LDG issued in cycle 8 faulted lanes 4 and 5 (`!`);
     // lanes 6 and 7 never launched. The escape in the name is gone.
     let a = app(FAULTS, "9n");
+    // Buffer of 4 elements: lanes 4 and 5 (bits 4, 5) read past it; 6
+    // threads launch lanes 0-5 only.
+    assert_eq!(warp(&a, 0).faulted, 0b11_0000);
+    assert_eq!(warp(&a, 0).launched, 0b11_1111);
     assert_snapshot!("faults_80x24", screen(&a, 80, 24));
     assert_snapshot!("faults_200x60", screen(&a, 200, 60));
     // The lane inspector on faulted lane 4.
@@ -202,6 +262,9 @@ fn lane_inspector_compact() {
     // Tab x5 focuses the lane pane, which takes the listing's place;
     // lane 5 of w0 at cycle 120: R2 = 1 (i), R5 = 6 (trip count 5 % 8 + 1).
     let a = app("divergent-loop", "120n <Tab><Tab><Tab><Tab><Tab> 5.");
+    let lane = a.lane_view().expect("the inspector shows a lane");
+    assert_eq!((lane.warp, lane.lane), (0, 5));
+    assert_eq!((lane.regs[2], lane.regs[5]), (1, 6));
     assert_snapshot!("lanes_80x24", screen(&a, 80, 24));
 }
 

@@ -1,4 +1,12 @@
 //! The report's key schema, so `expect:` paths can be checked before a run.
+//!
+//! This is the one list of the report's keys: [`accepted`] and
+//! [`NOT_CHECKABLE`] together name every key of the JSON report, and
+//! `tests/report_schema.rs` fails when a report holds a key they do not
+//! name, or they name a key no report holds. A field added to [`Report`]
+//! goes here too.
+//!
+//! [`Report`]: super::Report
 
 use crate::engine::stats::Reason;
 
@@ -82,6 +90,51 @@ const GROUPS: &[&str] = &[
     "faults",
     "hazards",
 ];
+
+/// Report keys that `expect:` cannot name, as patterns (`N` for a list
+/// index): text, the outcome of `expect:` itself, and the convergence state
+/// of warps still on their SM, which only a run that stopped early reports.
+pub const NOT_CHECKABLE: &[&str] = &[
+    "error",
+    "expect.N.key",
+    "expect.N.expected",
+    "expect.N.actual",
+    "expect.N.ok",
+    "pcs.N.text",
+    "pcs.N.control",
+    "faults.N.kind",
+    "hazards.N.register",
+    "hazards.N.kind",
+    "warps.N.groups.N.pc",
+    "warps.N.groups.N.lanes",
+    "warps.N.barriers.N.barrier",
+    "warps.N.barriers.N.participants",
+    "warps.N.barriers.N.arrived",
+];
+
+/// Every key [`validate`] accepts, as a pattern: `N` stands for any list
+/// index and `ncu.*` for any key of the `ncu` group. With
+/// [`NOT_CHECKABLE`], this is the report's whole schema; a test holds the
+/// JSON report to it, key for key.
+pub fn accepted() -> Vec<String> {
+    let stall_names = reasons();
+    let mut out: Vec<String> = TOP.iter().map(|k| (*k).to_string()).collect();
+    let mut group = |prefix: &str, keys: &[&str]| {
+        out.extend(keys.iter().map(|k| format!("{prefix}.{k}")));
+    };
+    group("lane_slots", LANE_SLOTS);
+    group("memory", MEMORY);
+    group("stalls", &stall_names);
+    group("stalls_profiled", &stall_names);
+    group("warps.N", WARP);
+    group("warps.N.stalls", &stall_names);
+    group("pcs.N", PC);
+    group("pcs.N.stalls", &stall_names);
+    group("faults.N", FAULT);
+    group("hazards.N", HAZARD);
+    out.push("ncu.*".into());
+    out
+}
 
 fn reasons() -> Vec<&'static str> {
     Reason::ALL.iter().map(|r| r.name()).collect()

@@ -58,14 +58,30 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
 /// How long [`Session::wait_for`] waits unless told otherwise.
 pub const WAIT: Duration = Duration::from_secs(20);
 
-/// Whether tmux runs here; says that the test is skipped when it does not.
+/// The environment variable that turns every skip into a failure. CI sets
+/// it, so that a runner that lost a tool fails instead of passing quietly.
+pub const REQUIRE_ALL: &str = "WARPSTEP_REQUIRE_ALL_TESTS";
+
+/// Says that a test is skipped and why, on stdout (shown by `cargo test --
+/// --nocapture`) and stderr; with `WARPSTEP_REQUIRE_ALL_TESTS=1` it fails
+/// the test instead. The caller returns right after it.
+pub fn skip_or_fail(reason: &str) {
+    if std::env::var(REQUIRE_ALL).is_ok_and(|v| v == "1") {
+        panic!("{REQUIRE_ALL}=1, and this test cannot run: {reason}");
+    }
+    println!("skipping: {reason}");
+    eprintln!("skipping: {reason}");
+}
+
+/// Whether tmux runs here; when it does not, the test is skipped (or fails,
+/// see [`skip_or_fail`]).
 pub fn have_tmux() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipping: tmux is not installed (CI installs it)");
+        skip_or_fail("tmux is not installed (CI installs it)");
     }
     ok
 }
