@@ -9,6 +9,9 @@
 //! - [`scenario`]: loading and validating a YAML scenario.
 //! - [`engine`]: the cycle-level SM model (`Machine`).
 //! - [`report`]: the headless report (text and JSON) built from a `Machine`.
+//! - [`session`]: stepping a machine both ways, breakpoints and runs to a
+//!   goal, for any frontend.
+//! - [`text`]: scenario text made safe for a terminal.
 
 // `LoadError` carries a whole diagnostic (file, span, source line, hint);
 // it is built once per failed load, so returning it unboxed costs nothing
@@ -23,4 +26,6 @@ pub mod expr;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod session;
+pub mod text;
 pub mod tui;

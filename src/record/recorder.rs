@@ -18,6 +18,7 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use super::cast::{CastWriter, Header, KEY_DELAY};
 use super::{key_bytes, marker};
 use crate::scenario::Scenario;
+use crate::text::clean;
 use crate::tui::{self, App, Options, Tap};
 
 /// Home and clear, before the first frame: ratatui draws only the cells
@@ -69,7 +70,7 @@ impl<W: Write> Recorder<W> {
     pub fn new(out: W, header: &Header, app: &App) -> io::Result<Self> {
         Ok(Recorder {
             cast: CastWriter::new(out, header)?,
-            shown: app.cycle(),
+            shown: app.session().cycle(),
             first: true,
         })
     }
@@ -96,9 +97,10 @@ impl<W: Write> Recorder<W> {
         if !data.is_empty() {
             self.cast.event(time, "o", &data)?;
         }
-        if app.cycle() != self.shown {
-            self.shown = app.cycle();
-            self.cast.event(time, "m", &marker::label(app))?;
+        let session = app.session();
+        if session.cycle() != self.shown {
+            self.shown = session.cycle();
+            self.cast.event(time, "m", &marker::label(session))?;
         }
         Ok(())
     }
@@ -172,7 +174,7 @@ pub fn header(
         width,
         height,
         timestamp,
-        title: format!("warpstep: {}", tui::theme::clean(&scenario.name)),
+        title: format!("warpstep: {}", clean(&scenario.name)),
         env: super::cast::Env { term },
         warpstep: super::cast::Meta {
             version: env!("CARGO_PKG_VERSION").to_string(),

@@ -1,7 +1,8 @@
 //! The interactive stepper.
 //!
-//! [`App`] holds everything (the machine's [`timeline::Timeline`], the focus,
-//! breakpoints, a run in progress) and knows nothing of terminals: it takes
+//! [`App`] holds a [`Session`](crate::session::Session) (the machine's
+//! timeline, breakpoints, a run in progress) and what the user selected
+//! (focus, windows, messages), and knows nothing of terminals: it takes
 //! key events ([`App::handle_key`]), advances runs on [`App::tick`], and
 //! draws into any ratatui frame ([`App::draw`]). This module is the only
 //! part that touches the terminal: it reads crossterm events, polls with
@@ -22,7 +23,6 @@ pub mod app;
 pub mod keys;
 pub mod panes;
 pub mod theme;
-pub mod timeline;
 
 use std::io::{self, Write};
 use std::sync::Arc;
