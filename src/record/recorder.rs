@@ -16,7 +16,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use super::cast::{CastWriter, Header, KEY_DELAY};
-use super::{key_bytes, marker};
+use super::{RecordError, key_bytes, marker};
 use crate::scenario::Scenario;
 use crate::text::clean;
 use crate::tui::{self, App, Options, Tap};
@@ -266,17 +266,18 @@ pub fn record_live<W: Write>(
     scenario: Arc<Scenario>,
     ascii: bool,
     out: W,
-) -> color_eyre::Result<()> {
-    use color_eyre::eyre::WrapErr;
+) -> Result<(), RecordError> {
     let options = Options {
         ascii,
         color: tui::theme::Theme::color_from_env(),
         animate: true,
     };
-    let mut app = App::new(Arc::clone(&scenario), options)?;
-    let (width, height) = ratatui::crossterm::terminal::size().wrap_err(
-        "recording needs a terminal; `warpstep record SCENARIO --keys \"...\"` records without one",
-    )?;
+    let mut app = App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Link {
+        origin: scenario.origin.to_string(),
+        error,
+    })?;
+    let (width, height) =
+        ratatui::crossterm::terminal::size().map_err(RecordError::TerminalSize)?;
     let term = std::env::var("TERM")
         .ok()
         .filter(|t| !t.is_empty())
@@ -294,5 +295,6 @@ pub fn record_live<W: Write>(
     };
     tui::with_terminal(tee, |terminal, stop| {
         tui::event_loop(terminal, &mut app, stop, &mut tap)
-    })
+    })?;
+    Ok(())
 }
