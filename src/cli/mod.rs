@@ -174,3 +174,26 @@ pub enum Command {
     /// List the built-in scenarios.
     List,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_code_is_the_boundarys() {
+        let load = CliError::from(crate::builtin::resolve("no-such-scenario").expect_err("absent"));
+        assert_eq!(load.exit_code(), 2);
+        let tui = CliError::from(TuiError::NoTerminal(std::io::Error::other("not a tty")));
+        assert_eq!(tui.exit_code(), 1);
+        assert_eq!(
+            tui.to_string(),
+            "the stepper needs a terminal; `warpstep run SCENARIO` reports without one"
+        );
+        // A recording's own code passes through.
+        assert_eq!(CliError::from(RecordError::Speed(-1.0)).exit_code(), 2);
+        assert_eq!(
+            CliError::from(RecordError::TerminalSize(std::io::Error::other("no tty"))).exit_code(),
+            1
+        );
+    }
+}

@@ -287,3 +287,41 @@ pub fn replay_command(
     }
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_faults_exit_2_with_their_whole_message_and_failures_exit_1() {
+        // The messages `warpstep record` and `replay` printed themselves
+        // before these errors existed, word for word.
+        let size = RecordError::Size(parse_size("1x").expect_err("not a size"));
+        assert_eq!(
+            size.to_string(),
+            "error: --size: `1x` is not COLSxROWS, like 100x30"
+        );
+        assert_eq!(size.exit_code(), 2);
+        let speed = RecordError::Speed(0.0);
+        assert_eq!(
+            speed.to_string(),
+            "error: --speed 0: give a factor above 0, like 0.5 or 2"
+        );
+        assert_eq!(speed.exit_code(), 2);
+        let keys = RecordError::Keys(parse_keys("n <Rigth>").expect_err("not a key"));
+        assert!(
+            keys.to_string()
+                .starts_with("error: --keys: key script, at character 3: ")
+        );
+        assert_eq!(keys.exit_code(), 2);
+        // A file that cannot be created is the environment's failure: its
+        // cause goes with it, for color-eyre to show.
+        let create = RecordError::Create {
+            path: "o.cast".into(),
+            source: io::Error::from(io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(create.to_string(), "cannot create `o.cast`");
+        assert!(std::error::Error::source(&create).is_some());
+        assert_eq!(create.exit_code(), 1);
+    }
+}

@@ -159,3 +159,25 @@ fn cycle_goals_move_both_ways_and_agree_with_runs() {
     assert!(s.goto(0));
     assert!(!s.back(1));
 }
+
+#[test]
+fn a_run_until_an_exited_warp_issues_is_refused() {
+    // Two warps: w0 (R5 = 0) runs the loop body once and exits, w1
+    // (R5 = 20) loops on, so the machine has not halted.
+    let yaml = "name: one warp exits first\nlaunch: {threads: 64}\ninputs: {R5: \"warp * 20\"}\n\
+                program: |\n  loop:\n  IADD3 R2, R2, 1, RZ\n  ISETP.LT.AND P0, PT, R2, R5, PT\n  \
+                @P0 BRA loop\n  EXIT\n";
+    let sc =
+        Scenario::from_text(yaml, crate::scenario::Origin::Builtin("exits".into())).expect("loads");
+    let mut s = Session::new(Arc::new(sc)).expect("links");
+    // w0 issues IADD3, ISETP, BRA (not taken), then EXIT: instruction 3.
+    let exit = reached(run_to(&mut s, Goal::Issue(0), 4));
+    assert_eq!((exit.warp, exit.pc), (0, 3));
+    assert!(!s.machine().halted());
+    assert_eq!(
+        s.start(Goal::Issue(0), 1, false),
+        Err(Refused::WarpExited(0))
+    );
+    assert!(!s.is_running());
+    assert_eq!(s.start(Goal::Issue(1), 1, false), Ok(Goal::Issue(1)));
+}
