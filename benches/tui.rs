@@ -19,8 +19,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use warpstep::scenario::{Origin, Scenario};
+use warpstep::session::Session;
 use warpstep::tui::keys::press;
-use warpstep::tui::timeline::Timeline;
 use warpstep::tui::{App, Options};
 
 /// Counts the bytes allocated and not yet freed.
@@ -88,18 +88,19 @@ fn scenario() -> Arc<Scenario> {
     }
 }
 
-fn timeline_at(cycle: u64) -> Timeline {
-    let mut t = Timeline::new(scenario()).expect("links");
-    t.seek(cycle);
-    assert_eq!(t.cycle(), cycle);
-    t
+fn session_at(cycle: u64) -> Session {
+    let mut s = Session::new(scenario()).expect("links");
+    s.goto(cycle);
+    assert_eq!(s.cycle(), cycle);
+    s
 }
 
 /// Prints the live heap of a timeline at cycle 1,000,000 and of its
 /// checkpoints alone.
 fn memory_report() {
     let base = LIVE.load(Ordering::Relaxed);
-    let t = timeline_at(1_000_000);
+    let s = session_at(1_000_000);
+    let t = s.timeline();
     let with_timeline = LIVE.load(Ordering::Relaxed) - base;
     let before = LIVE.load(Ordering::Relaxed);
     let one = t.machine().clone();
@@ -117,20 +118,20 @@ fn memory_report() {
         checkpoints as f64 / 1024.0 / t.checkpoint_count().max(1) as f64,
         machine as f64 / 1024.0,
     );
-    black_box(t);
+    black_box(s);
 }
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("tui");
     g.sample_size(20);
 
-    let at_1m = timeline_at(1_000_000);
+    let at_1m = session_at(1_000_000);
     g.bench_function("step back at cycle 1,000,000", |b| {
         b.iter_batched(
             || at_1m.clone(),
-            |mut t| {
-                t.back(1);
-                black_box(t)
+            |mut s| {
+                s.back(1);
+                black_box(s)
             },
             BatchSize::LargeInput,
         )
@@ -138,15 +139,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("jump back 500,000 cycles from 1,000,000", |b| {
         b.iter_batched(
             || at_1m.clone(),
-            |mut t| {
-                t.seek(500_000);
-                black_box(t)
+            |mut s| {
+                s.goto(500_000);
+                black_box(s)
             },
             BatchSize::LargeInput,
         )
     });
     g.bench_function("go to cycle 1,000,000 from 0", |b| {
-        b.iter(|| black_box(timeline_at(1_000_000)))
+        b.iter(|| black_box(session_at(1_000_000)))
     });
 
     // A keypress and the redraw it causes, at 200x60, mid-loop.

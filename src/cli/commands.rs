@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Cli, Command, Format, Overrides};
+use super::{Cli, CliError, Command, Format, Overrides, TuiArgs};
 use crate::builtin;
 use crate::engine::Machine;
 use crate::report::{Report, compare, text};
 use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
+use crate::tui::{self, App, Options};
 
 /// Writes to standard output. When the reader went away (`| head`), the
 /// command ends quietly with the shell's status for a broken pipe.
@@ -33,10 +34,11 @@ macro_rules! outln {
     ($($t:tt)*) => { write_out(&format!("{}\n", format_args!($($t)*))) };
 }
 
-/// Runs the parsed command line.
-pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
+/// Runs the parsed command line: the exit status, or why the command
+/// could not do its work.
+pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
-        None => crate::tui::run_interactive(&cli.tui),
+        None => stepper(&cli.tui),
         Some(Command::Run {
             scenario,
             format,
@@ -53,18 +55,41 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
             keys,
             size,
             ascii,
-        }) => crate::record::record_command(&scenario, &output, keys.as_deref(), &size, ascii),
+        }) => Ok(crate::record::record_command(
+            &scenario,
+            &output,
+            keys.as_deref(),
+            &size,
+            ascii,
+        )?),
         Some(Command::Replay {
             file,
             speed,
             ascii,
             paused,
-        }) => crate::record::replay_command(&file, speed, ascii, paused),
+        }) => Ok(crate::record::replay_command(&file, speed, ascii, paused)?),
         Some(Command::List) => {
             list();
             Ok(0)
         }
     }
+}
+
+/// Opens the stepper on the scenario the arguments name. A scenario that
+/// does not load is an error before the terminal is touched.
+fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
+    let name = args.scenario.as_deref().unwrap_or(builtin::DEFAULT);
+    let scenario = builtin::resolve(name)?;
+    let origin = scenario.origin.to_string();
+    let options = Options {
+        ascii: args.ascii,
+        color: tui::theme::Theme::color_from_env(),
+        animate: true,
+    };
+    let mut app =
+        App::new(Arc::new(scenario), options).map_err(|error| CliError::Link { origin, error })?;
+    tui::run_interactive(&mut app)?;
+    Ok(0)
 }
 
 /// Loads a scenario or prints why not.

@@ -7,6 +7,39 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use commands::dispatch;
 
+use crate::asm::AsmError;
+use crate::record::RecordError;
+use crate::scenario::LoadError;
+use crate::text::clean;
+use crate::tui::TuiError;
+
+/// Why a command could not do its work, with the exit status it ends with.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The scenario the stepper was asked to open does not load.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The scenario loads but its program does not link.
+    #[error("{}: {error}", clean(.origin))]
+    Link { origin: String, error: AsmError },
+    #[error(transparent)]
+    Tui(#[from] TuiError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+impl CliError {
+    /// 2 when what the user gave cannot be used (the message says all);
+    /// 1 when the terminal or a file failed (the message and its causes).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Load(_) | CliError::Link { .. } => 2,
+            CliError::Tui(_) => 1,
+            CliError::Record(e) => e.exit_code(),
+        }
+    }
+}
+
 /// Step through GPU warp execution, one issue slot per keypress.
 #[derive(Debug, Parser)]
 #[command(
@@ -140,4 +173,27 @@ pub enum Command {
     },
     /// List the built-in scenarios.
     List,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_code_is_the_boundarys() {
+        let load = CliError::from(crate::builtin::resolve("no-such-scenario").expect_err("absent"));
+        assert_eq!(load.exit_code(), 2);
+        let tui = CliError::from(TuiError::NoTerminal(std::io::Error::other("not a tty")));
+        assert_eq!(tui.exit_code(), 1);
+        assert_eq!(
+            tui.to_string(),
+            "the stepper needs a terminal; `warpstep run SCENARIO` reports without one"
+        );
+        // A recording's own code passes through.
+        assert_eq!(CliError::from(RecordError::Speed(-1.0)).exit_code(), 2);
+        assert_eq!(
+            CliError::from(RecordError::TerminalSize(std::io::Error::other("no tty"))).exit_code(),
+            1
+        );
+    }
 }

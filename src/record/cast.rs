@@ -20,7 +20,6 @@
 //! short, with a warning, and reports anything else that is wrong with the
 //! line it is on.
 
-use std::fmt;
 use std::io::{self, Write};
 
 use ratatui::crossterm::event::KeyEvent;
@@ -142,21 +141,14 @@ pub enum EventKind {
 }
 
 /// What is wrong with a cast, and on which line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: line {line}: {message}")]
 pub struct CastError {
     pub file: String,
     /// 1-based line of the cast.
     pub line: usize,
     pub message: String,
 }
-
-impl fmt::Display for CastError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: line {}: {}", self.file, self.line, self.message)
-    }
-}
-
-impl std::error::Error for CastError {}
 
 /// Reads and checks a cast; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {

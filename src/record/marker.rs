@@ -5,19 +5,20 @@
 //! saw, in order. The label starts with `cycle N`, which replay reads back:
 //! it is where a recorded run was when that frame was drawn.
 
-use crate::tui::App;
-use crate::tui::theme::clean;
+use crate::session::Session;
+use crate::text::clean;
 
 /// `cycle 12 · w3 FFMA`, with every warp that issued in the last simulated
 /// cycle (`cycle 7 · w0 FFMA, w1 LDG`); `cycle 5 · no issue` when none
 /// did, and `cycle 0 · start` before the first.
-pub fn label(app: &App) -> String {
-    let cycle = app.cycle();
+pub fn label(session: &Session) -> String {
+    let cycle = session.cycle();
     if cycle == 0 {
         return "cycle 0 · start".into();
     }
-    let code = app.machine().code();
-    let issued: Vec<String> = app
+    let m = session.machine();
+    let code = m.code();
+    let issued: Vec<String> = m
         .issues()
         .iter()
         .filter(|r| !r.dispatch_stall)

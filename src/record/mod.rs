@@ -20,69 +20,128 @@ pub mod marker;
 pub mod player;
 pub mod recorder;
 
-use std::io::IsTerminal;
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 
+use crate::asm::AsmError;
 use crate::builtin;
-use crate::scenario::{Origin, Scenario};
+use crate::scenario::{LoadError, Origin, Scenario};
+use crate::session::Session;
+use crate::text::clean;
 use crate::tui::app::MessageKind;
-use crate::tui::keys::parse_keys;
-use crate::tui::{self, App, Options};
+use crate::tui::keys::{KeyScriptError, parse_keys};
+use crate::tui::{self, App, Options, TuiError};
 use cast::{Cast, CastError};
 
-/// `warpstep record`: exit 0, or 2 when the scenario, the keys or the size
-/// are not usable or there is no terminal to record.
+/// Why a recording or a replay could not be made. The arguments' faults
+/// (exit 2) are whole messages; the others (exit 1) carry their cause.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The scenario loads but its program does not link.
+    #[error("{}: {error}", clean(.origin))]
+    Link { origin: String, error: AsmError },
+    #[error(
+        "error: recording a session needs a terminal; \
+         `warpstep record SCENARIO --keys \"10n p q\" -o FILE.cast` records without one"
+    )]
+    NoTerminal,
+    #[error("error: --size: {0}")]
+    Size(String),
+    #[error("error: --keys: {0}")]
+    Keys(KeyScriptError),
+    #[error("error: --speed {0}: give a factor above 0, like 0.5 or 2")]
+    Speed(f64),
+    #[error("error: cannot read `{file}`: {error}")]
+    Read { file: String, error: io::Error },
+    #[error("{file}: line {line}: not UTF-8 text; a cast is JSON lines")]
+    NotUtf8 { file: String, line: usize },
+    #[error(transparent)]
+    Cast(#[from] CastError),
+    #[error(
+        "error: replay needs a terminal (it is a live stepper); `asciinema cat {file}` prints the frames"
+    )]
+    ReplayNoTerminal { file: String },
+    #[error("cannot create `{path}`")]
+    Create {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("writing `{path}`")]
+    Write {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    /// An interactive recording could not read the terminal's size.
+    #[error(
+        "recording needs a terminal; `warpstep record SCENARIO --keys \"...\"` records without one"
+    )]
+    TerminalSize(#[source] io::Error),
+    #[error(transparent)]
+    Tui(#[from] TuiError),
+    /// Writing the cast of an interactive recording failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl RecordError {
+    /// 2 when the arguments (scenario, keys, size, speed, cast) cannot be
+    /// used, 1 when the terminal or a file failed.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RecordError::Create { .. }
+            | RecordError::Write { .. }
+            | RecordError::TerminalSize(_)
+            | RecordError::Tui(_)
+            | RecordError::Io(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// Checks that a loaded scenario's program links, before anything is
+/// written.
+fn linked(sc: Arc<Scenario>) -> Result<Arc<Scenario>, RecordError> {
+    if let Err(error) = Session::new(Arc::clone(&sc)) {
+        return Err(RecordError::Link {
+            origin: sc.origin.to_string(),
+            error,
+        });
+    }
+    Ok(sc)
+}
+
+/// `warpstep record`: exit 0, or an error when the scenario, the keys or
+/// the size are not usable or there is no terminal to record.
 pub fn record_command(
     scenario: &str,
     output: &str,
     keys: Option<&str>,
     size: &str,
     ascii: bool,
-) -> color_eyre::Result<i32> {
-    use color_eyre::eyre::WrapErr;
-    let sc = match builtin::resolve(scenario) {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(2);
-        }
+) -> Result<i32, RecordError> {
+    let create = || {
+        std::fs::File::create(output).map_err(|source| RecordError::Create {
+            path: output.to_string(),
+            source,
+        })
     };
+    let sc = Arc::new(builtin::resolve(scenario)?);
     let Some(script) = keys else {
         if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-            eprintln!(
-                "error: recording a session needs a terminal; \
-                 `warpstep record SCENARIO --keys \"10n p q\" -o FILE.cast` records without one"
-            );
-            return Ok(2);
+            return Err(RecordError::NoTerminal);
         }
-        if let Err(e) = App::new(Arc::clone(&sc), Options::default()) {
-            eprintln!("{}: {e}", tui::theme::clean(&sc.origin.to_string()));
-            return Ok(2);
-        }
-        let file =
-            std::fs::File::create(output).wrap_err_with(|| format!("cannot create `{output}`"))?;
-        recorder::record_live(sc, ascii, file)?;
+        let sc = linked(sc)?;
+        recorder::record_live(sc, ascii, create()?)?;
         eprintln!("recorded to {output}");
         return Ok(0);
     };
-    let (width, height) = match parse_size(size) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: --size: {e}");
-            return Ok(2);
-        }
-    };
-    let keys = match parse_keys(script) {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("error: --keys: {e}");
-            return Ok(2);
-        }
-    };
-    if let Err(e) = App::new(Arc::clone(&sc), Options::default()) {
-        eprintln!("{}: {e}", tui::theme::clean(&sc.origin.to_string()));
-        return Ok(2);
-    }
+    let (width, height) = parse_size(size).map_err(RecordError::Size)?;
+    let keys = parse_keys(script).map_err(RecordError::Keys)?;
+    let sc = linked(sc)?;
     let how = recorder::Headless {
         width,
         height,
@@ -90,10 +149,11 @@ pub fn record_command(
         color: tui::theme::Theme::color_from_env(),
         timestamp: source_date_epoch(),
     };
-    let file =
-        std::fs::File::create(output).wrap_err_with(|| format!("cannot create `{output}`"))?;
-    let (done, _) = recorder::record_keys(sc, &keys, &how, file)
-        .wrap_err_with(|| format!("writing `{output}`"))?;
+    let (done, _) =
+        recorder::record_keys(sc, &keys, &how, create()?).map_err(|source| RecordError::Write {
+            path: output.to_string(),
+            source,
+        })?;
     if done.keys < keys.len() {
         eprintln!(
             "warning: --keys: the session quit after key {} of {}; the rest were not played",
@@ -105,7 +165,7 @@ pub fn record_command(
         "recorded {} keys to {output} ({width}x{height}, {:.1} s, ends at cycle {})",
         done.keys,
         done.keys as f64 * cast::KEY_DELAY,
-        done.app.cycle()
+        done.app.session().cycle()
     );
     Ok(0)
 }
@@ -171,40 +231,33 @@ pub fn replay_headless(file: &str, text: &str) -> Result<App, CastError> {
     Ok(app)
 }
 
-/// `warpstep replay`: exit 0, or 2 for a cast that cannot be replayed.
+/// `warpstep replay`: exit 0, or an error for a cast that cannot be
+/// replayed.
 pub fn replay_command(
     file: &str,
     speed: f64,
     ascii: bool,
     paused: bool,
-) -> color_eyre::Result<i32> {
+) -> Result<i32, RecordError> {
     if !(speed.is_finite() && speed > 0.0) {
-        eprintln!("error: --speed {speed}: give a factor above 0, like 0.5 or 2");
-        return Ok(2);
+        return Err(RecordError::Speed(speed));
     }
-    let bytes = match std::fs::read(file) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: cannot read `{file}`: {e}");
-            return Ok(2);
-        }
-    };
+    let bytes = std::fs::read(file).map_err(|error| RecordError::Read {
+        file: file.to_string(),
+        error,
+    })?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            eprintln!("{file}: line {line}: not UTF-8 text; a cast is JSON lines");
-            return Ok(2);
+            return Err(RecordError::NotUtf8 {
+                file: file.to_string(),
+                line,
+            });
         }
     };
-    let (cast, mut app) = match open_cast(file, &text, ascii) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(2);
-        }
-    };
+    let (cast, mut app) = open_cast(file, &text, ascii)?;
     let mut warnings = cast.warnings.clone();
     if cast.meta.version != env!("CARGO_PKG_VERSION") {
         warnings.push(format!(
@@ -217,10 +270,9 @@ pub fn replay_command(
         eprintln!("warning: {w}");
     }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        eprintln!(
-            "error: replay needs a terminal (it is a live stepper); `asciinema cat {file}` prints the frames"
-        );
-        return Ok(2);
+        return Err(RecordError::ReplayNoTerminal {
+            file: file.to_string(),
+        });
     }
     if let Some(w) = warnings.first() {
         app.say(MessageKind::Warn, w.clone());
@@ -234,4 +286,42 @@ pub fn replay_command(
         eprintln!("warning: {w}");
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_faults_exit_2_with_their_whole_message_and_failures_exit_1() {
+        // The messages `warpstep record` and `replay` printed themselves
+        // before these errors existed, word for word.
+        let size = RecordError::Size(parse_size("1x").expect_err("not a size"));
+        assert_eq!(
+            size.to_string(),
+            "error: --size: `1x` is not COLSxROWS, like 100x30"
+        );
+        assert_eq!(size.exit_code(), 2);
+        let speed = RecordError::Speed(0.0);
+        assert_eq!(
+            speed.to_string(),
+            "error: --speed 0: give a factor above 0, like 0.5 or 2"
+        );
+        assert_eq!(speed.exit_code(), 2);
+        let keys = RecordError::Keys(parse_keys("n <Rigth>").expect_err("not a key"));
+        assert!(
+            keys.to_string()
+                .starts_with("error: --keys: key script, at character 3: ")
+        );
+        assert_eq!(keys.exit_code(), 2);
+        // A file that cannot be created is the environment's failure: its
+        // cause goes with it, for color-eyre to show.
+        let create = RecordError::Create {
+            path: "o.cast".into(),
+            source: io::Error::from(io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(create.to_string(), "cannot create `o.cast`");
+        assert!(std::error::Error::source(&create).is_some());
+        assert_eq!(create.exit_code(), 1);
+    }
 }

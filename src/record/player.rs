@@ -107,11 +107,13 @@ impl Player {
             EventKind::Marker { label, cycle } => {
                 self.marker = Some(label.clone());
                 // A recorded run was at this cycle when the frame was drawn.
+                let session = app.session();
                 if let Some(c) = *cycle
-                    && app.is_running()
-                    && c > app.cycle()
+                    && session.is_running()
+                    && c > session.cycle()
                 {
-                    app.advance_run(c - app.cycle());
+                    let behind = c - session.cycle();
+                    app.advance_run(behind);
                 }
             }
             // Frames are redrawn from the app at the viewer's size.
@@ -272,7 +274,7 @@ impl Player {
             self.duration
         );
         if let Some(m) = &self.marker {
-            s.push_str(&format!("{sep} {} ", crate::tui::theme::clean(m)));
+            s.push_str(&format!("{sep} {} ", crate::text::clean(m)));
         }
         if ascii {
             s.chars().filter(char::is_ascii).collect()

@@ -16,8 +16,9 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use super::cast::{CastWriter, Header, KEY_DELAY};
-use super::{key_bytes, marker};
+use super::{RecordError, key_bytes, marker};
 use crate::scenario::Scenario;
+use crate::text::clean;
 use crate::tui::{self, App, Options, Tap};
 
 /// Home and clear, before the first frame: ratatui draws only the cells
@@ -69,7 +70,7 @@ impl<W: Write> Recorder<W> {
     pub fn new(out: W, header: &Header, app: &App) -> io::Result<Self> {
         Ok(Recorder {
             cast: CastWriter::new(out, header)?,
-            shown: app.cycle(),
+            shown: app.session().cycle(),
             first: true,
         })
     }
@@ -96,9 +97,10 @@ impl<W: Write> Recorder<W> {
         if !data.is_empty() {
             self.cast.event(time, "o", &data)?;
         }
-        if app.cycle() != self.shown {
-            self.shown = app.cycle();
-            self.cast.event(time, "m", &marker::label(app))?;
+        let session = app.session();
+        if session.cycle() != self.shown {
+            self.shown = session.cycle();
+            self.cast.event(time, "m", &marker::label(session))?;
         }
         Ok(())
     }
@@ -172,7 +174,7 @@ pub fn header(
         width,
         height,
         timestamp,
-        title: format!("warpstep: {}", tui::theme::clean(&scenario.name)),
+        title: format!("warpstep: {}", clean(&scenario.name)),
         env: super::cast::Env { term },
         warpstep: super::cast::Meta {
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -264,17 +266,18 @@ pub fn record_live<W: Write>(
     scenario: Arc<Scenario>,
     ascii: bool,
     out: W,
-) -> color_eyre::Result<()> {
-    use color_eyre::eyre::WrapErr;
+) -> Result<(), RecordError> {
     let options = Options {
         ascii,
         color: tui::theme::Theme::color_from_env(),
         animate: true,
     };
-    let mut app = App::new(Arc::clone(&scenario), options)?;
-    let (width, height) = ratatui::crossterm::terminal::size().wrap_err(
-        "recording needs a terminal; `warpstep record SCENARIO --keys \"...\"` records without one",
-    )?;
+    let mut app = App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Link {
+        origin: scenario.origin.to_string(),
+        error,
+    })?;
+    let (width, height) =
+        ratatui::crossterm::terminal::size().map_err(RecordError::TerminalSize)?;
     let term = std::env::var("TERM")
         .ok()
         .filter(|t| !t.is_empty())
@@ -292,5 +295,6 @@ pub fn record_live<W: Write>(
     };
     tui::with_terminal(tee, |terminal, stop| {
         tui::event_loop(terminal, &mut app, stop, &mut tap)
-    })
+    })?;
+    Ok(())
 }

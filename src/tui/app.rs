@@ -47,12 +47,14 @@ use ratatui::widgets::Clear;
 use super::keys;
 use super::panes::{self, addr};
 use super::theme::Theme;
-use super::timeline::{CycleSample, Timeline};
 use crate::asm::AsmError;
 use crate::engine::stats::{Counters, PcCounters};
-use crate::engine::view::{LaneView, QueueEntry, WarpStatus, WarpView};
+use crate::engine::view::{LaneView, QueueEntry, WarpView};
 use crate::engine::{IssueRecord, Machine, WarpRecord};
 use crate::scenario::Scenario;
+use crate::session::{CycleSample, Refused, Session, Stop, Timeline};
+/// Runs and their goals are the session's; the stepper shows them.
+pub use crate::session::{Goal, Run};
 
 /// The smallest terminal the stepper draws its panes in.
 pub const MIN_WIDTH: u16 = 80;
@@ -148,44 +150,6 @@ pub enum Overlay {
     About,
 }
 
-/// What a run stops at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Goal {
-    /// The warp (global index) issues.
-    Issue(u32),
-    /// An instruction with a breakpoint issues.
-    Breakpoint,
-    /// A branch splits a warp.
-    Divergence,
-    /// Lanes rejoin.
-    Reconvergence,
-    /// The run halts.
-    End,
-}
-
-impl Goal {
-    /// `to a divergence`, for the status line.
-    pub fn describe(self) -> String {
-        match self {
-            Goal::Issue(w) => format!("until w{w} issues"),
-            Goal::Breakpoint => "to a breakpoint".into(),
-            Goal::Divergence => "to a divergence".into(),
-            Goal::Reconvergence => "to a reconvergence".into(),
-            Goal::End => "to the end".into(),
-        }
-    }
-}
-
-/// A run in progress.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
-    pub goal: Goal,
-    /// Goal hits still to pass (a count prefix asks for several).
-    pub left: u64,
-    /// As fast as possible (`s`), not at the chosen speed.
-    pub fast: bool,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MessageKind {
     Info,
@@ -200,11 +164,10 @@ pub struct Message {
     pub text: String,
 }
 
-/// The stepper: a timeline of the machine plus what the user selected.
+/// The stepper: a stepping session plus what the user selected.
 #[derive(Debug, Clone)]
 pub struct App {
-    scenario: Arc<Scenario>,
-    timeline: Timeline,
+    session: Session,
     theme: Theme,
     animate: bool,
     // Read from the machine after every change, so drawing only formats.
@@ -220,11 +183,9 @@ pub struct App {
     lane: u32,
     cursor: u32,
     follow: bool,
-    breakpoints: BTreeSet<u32>,
     count: Option<u64>,
     prompt: Option<String>,
     overlay: Overlay,
-    run: Option<Run>,
     speed: usize,
     message: Option<Message>,
     quit: bool,
@@ -233,10 +194,8 @@ pub struct App {
 impl App {
     /// The stepper at cycle 0 of a loaded scenario.
     pub fn new(scenario: Arc<Scenario>, options: Options) -> Result<App, AsmError> {
-        let timeline = Timeline::new(Arc::clone(&scenario))?;
         let mut app = App {
-            scenario,
-            timeline,
+            session: Session::new(scenario)?,
             theme: Theme::new(options.ascii, options.color),
             animate: options.animate,
             views: Vec::new(),
@@ -250,11 +209,9 @@ impl App {
             lane: 0,
             cursor: 0,
             follow: true,
-            breakpoints: BTreeSet::new(),
             count: None,
             prompt: None,
             overlay: Overlay::None,
-            run: None,
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
@@ -265,20 +222,25 @@ impl App {
 
     // ---- reading, for the panes and for frontends -------------------------
 
+    /// The stepping session the keys drive.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        self.session.scenario()
     }
 
     pub fn machine(&self) -> &Machine {
-        self.timeline.machine()
+        self.session.machine()
     }
 
     pub fn timeline(&self) -> &Timeline {
-        &self.timeline
+        self.session.timeline()
     }
 
     pub fn cycle(&self) -> u64 {
-        self.timeline.cycle()
+        self.session.cycle()
     }
 
     pub fn theme(&self) -> &Theme {
@@ -310,7 +272,7 @@ impl App {
 
     /// What issued in the last simulated cycle.
     pub fn issues(&self) -> &[IssueRecord] {
-        self.timeline.machine().issues()
+        self.session.machine().issues()
     }
 
     /// The warp issued in the last simulated cycle.
@@ -322,7 +284,7 @@ impl App {
 
     /// Per-cycle samples before the current cycle, oldest first.
     pub fn history(&self) -> impl ExactSizeIterator<Item = &CycleSample> {
-        self.timeline.history().iter()
+        self.session.timeline().history().iter()
     }
 
     pub fn focus(&self) -> Pane {
@@ -355,8 +317,9 @@ impl App {
         self.follow
     }
 
+    /// The instructions with a breakpoint.
     pub fn breakpoints(&self) -> &BTreeSet<u32> {
-        &self.breakpoints
+        self.session.breakpoints().pcs()
     }
 
     /// A count prefix being typed.
@@ -378,11 +341,11 @@ impl App {
     }
 
     pub fn run(&self) -> Option<&Run> {
-        self.run.as_ref()
+        self.session.run()
     }
 
     pub fn is_running(&self) -> bool {
-        self.run.is_some()
+        self.session.is_running()
     }
 
     pub fn speed_label(&self) -> &'static str {
@@ -391,7 +354,7 @@ impl App {
 
     /// How long the frontend waits between [`App::tick`]s while running.
     pub fn tick_interval(&self) -> Duration {
-        match self.run {
+        match self.session.run() {
             Some(r) if r.fast => Duration::ZERO,
             _ => Duration::from_millis(SPEEDS[self.speed].0),
         }
@@ -413,13 +376,13 @@ impl App {
             self.quit = true;
             return;
         }
-        if self.run.is_some() {
+        if self.session.is_running() {
             match key.code {
                 KeyCode::Char('+' | '=') => self.faster(),
                 KeyCode::Char('-' | '_') => self.slower(),
                 KeyCode::Char('q') => self.quit = true,
                 _ => {
-                    self.run = None;
+                    self.session.stop();
                     self.say(
                         MessageKind::Info,
                         format!("stopped at cycle {}", self.cycle()),
@@ -504,7 +467,7 @@ impl App {
     /// fast chunk), stopping exactly at the goal. Ticking only changes how
     /// soon a run gets there, never where it stops.
     pub fn tick(&mut self) {
-        let Some(run) = self.run else {
+        let Some(&run) = self.session.run() else {
             return;
         };
         let budget = if run.fast {
@@ -519,34 +482,30 @@ impl App {
     /// goal: a tick with an explicit budget. A replay uses it to bring a
     /// run to the cycle a recorded frame showed, whatever its own pace.
     pub fn advance_run(&mut self, cycles: u64) {
-        let Some(mut run) = self.run else {
+        if !self.session.is_running() {
             return;
-        };
-        for _ in 0..cycles {
-            if !self.timeline.step() {
-                self.run = None;
-                self.say_end();
-                break;
-            }
-            if let Some(text) = self.goal_hit(run.goal) {
-                run.left -= 1;
-                if run.left == 0 {
-                    self.run = None;
-                    self.say(MessageKind::Info, text);
-                    break;
-                }
-            }
         }
-        if self.run.is_some() {
-            self.run = Some(run);
-        }
+        let stop = self.session.advance(cycles);
+        self.said_stop(stop);
         self.refresh();
     }
 
     /// Completes a run now (what headless use does after a run key).
     pub fn finish_run(&mut self) {
-        while self.run.is_some() {
-            self.tick();
+        if !self.session.is_running() {
+            return;
+        }
+        let stop = self.session.finish();
+        self.said_stop(stop);
+        self.refresh();
+    }
+
+    /// Says how a run stopped, if it did.
+    fn said_stop(&mut self, stop: Option<Stop>) {
+        match stop {
+            Some(Stop::Reached(hit)) => self.say(MessageKind::Info, hit.text),
+            Some(Stop::Halted) => self.say_end(),
+            None => {}
         }
     }
 
@@ -668,7 +627,7 @@ impl App {
 
     /// Says how the run ended.
     fn say_end(&mut self) {
-        let m = self.timeline.machine();
+        let m = self.session.machine();
         match m.error() {
             Some(e) => {
                 let text = format!("stopped: {e}");
@@ -682,28 +641,19 @@ impl App {
     }
 
     fn forward(&mut self, n: u64) {
-        if self.timeline.machine().halted() {
-            self.say_end();
-            return;
-        }
-        let target = self.cycle().saturating_add(n);
-        self.timeline.seek(target);
-        if self.cycle() < target {
+        if !self.session.forward(n) {
             self.say_end();
         }
     }
 
     fn back(&mut self, n: u64) {
-        if self.cycle() == 0 {
+        if !self.session.back(n) {
             self.say(MessageKind::Warn, "already at cycle 0".into());
-            return;
         }
-        self.timeline.back(n);
     }
 
     fn goto(&mut self, target: u64) {
-        self.timeline.seek(target);
-        if self.cycle() < target {
+        if !self.session.goto(target) {
             self.say_end();
         }
     }
@@ -731,82 +681,28 @@ impl App {
     }
 
     fn start(&mut self, goal: Goal, n: u64, fast: bool) {
-        if self.timeline.machine().halted() {
-            self.say_end();
-            return;
-        }
-        let mut goal = goal;
-        if goal == Goal::Breakpoint && self.breakpoints.is_empty() {
-            goal = Goal::End;
-            self.say(
-                MessageKind::Warn,
-                "no breakpoints (b sets one at the cursor): running to the end".into(),
-            );
-        }
-        if let Goal::Issue(w) = goal {
-            let exited = self
-                .focused_view()
-                .is_some_and(|v| v.status == WarpStatus::Exited);
-            let retired = self.focused_view().is_none()
-                && u64::from(w) < self.timeline.machine().warps_launched();
-            if exited || retired {
+        match self.session.start(goal, n, fast) {
+            Err(Refused::Halted) => {
+                self.say_end();
+                return;
+            }
+            Err(Refused::WarpExited(w)) => {
                 self.say(
                     MessageKind::Warn,
                     format!("w{w} has exited: it will not issue again (w picks another warp)"),
                 );
                 return;
             }
+            Ok(started) if started != goal => self.say(
+                MessageKind::Warn,
+                "no breakpoints (b sets one at the cursor): running to the end".into(),
+            ),
+            Ok(_) => {}
         }
-        self.run = Some(Run {
-            goal,
-            left: n,
-            fast,
-        });
         if !self.animate {
             self.finish_run();
         } else if fast {
             self.tick();
-        }
-    }
-
-    /// The message for a goal reached in the cycle just simulated.
-    fn goal_hit(&self, goal: Goal) -> Option<String> {
-        let code = self.timeline.machine().code();
-        let text = |pc: u32| {
-            code.get(pc as usize)
-                .map_or(String::new(), |d| super::theme::clean(&d.instr.text))
-        };
-        let mut issued = self.issues().iter().filter(|r| !r.dispatch_stall);
-        match goal {
-            Goal::Issue(w) => issued
-                .find(|r| r.warp == w)
-                .map(|r| format!("w{w} issued {} {}", addr(r.pc), text(r.pc))),
-            Goal::Breakpoint => issued.find(|r| self.breakpoints.contains(&r.pc)).map(|r| {
-                format!(
-                    "breakpoint: w{} issued {} {}",
-                    r.warp,
-                    addr(r.pc),
-                    text(r.pc)
-                )
-            }),
-            Goal::Divergence => issued.find(|r| r.diverged).map(|r| {
-                format!(
-                    "w{} diverged at {}: {} of {} lanes took the branch",
-                    r.warp,
-                    addr(r.pc),
-                    r.on.count_ones(),
-                    r.active.count_ones()
-                )
-            }),
-            Goal::Reconvergence => issued.find(|r| r.reconverged).map(|r| {
-                format!(
-                    "w{}: the {} lanes that issued {} rejoin others",
-                    r.warp,
-                    r.active.count_ones(),
-                    addr(r.pc)
-                )
-            }),
-            Goal::End => None,
         }
     }
 
@@ -832,14 +728,13 @@ impl App {
 
     fn toggle_breakpoint(&mut self) {
         let pc = self.cursor;
-        if self.breakpoints.remove(&pc) {
+        if self.session.toggle_breakpoint(pc) {
+            self.say(MessageKind::Info, format!("breakpoint at {} set", addr(pc)));
+        } else {
             self.say(
                 MessageKind::Info,
                 format!("breakpoint at {} cleared", addr(pc)),
             );
-        } else {
-            self.breakpoints.insert(pc);
-            self.say(MessageKind::Info, format!("breakpoint at {} set", addr(pc)));
         }
     }
 
@@ -852,7 +747,7 @@ impl App {
     }
 
     fn move_cursor(&mut self, d: i64) {
-        let last = self.scenario.program.instrs.len().saturating_sub(1) as i64;
+        let last = self.scenario().program.instrs.len().saturating_sub(1) as i64;
         self.cursor = (i64::from(self.cursor) + d).clamp(0, last.max(0)) as u32;
         self.follow = false;
     }
@@ -879,13 +774,13 @@ impl App {
     }
 
     fn next_lane(&mut self, d: i64) {
-        let w = i64::from(self.scenario.machine.warp_width.max(1));
+        let w = i64::from(self.scenario().machine.warp_width.max(1));
         self.lane = (i64::from(self.lane) + d).rem_euclid(w) as u32;
     }
 
     /// Reads what the panes show from the machine.
     fn refresh(&mut self) {
-        let m = self.timeline.machine();
+        let m = self.session.machine();
         self.views = m.warp_views();
         self.records = m.warp_records();
         self.pcs = m.pc_counters();
@@ -902,7 +797,7 @@ impl App {
         // and back shows the same screen.
         if self.follow {
             let pc = self.focused_view().and_then(|v| v.pc).unwrap_or(0);
-            if (pc as usize) < self.scenario.program.instrs.len() {
+            if (pc as usize) < self.session.scenario().program.instrs.len() {
                 self.cursor = pc;
             }
         }

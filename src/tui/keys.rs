@@ -36,8 +36,6 @@
 //! character). So `"10n p c q"` is `1 0 n p c q`, and
 //! `"<Right> <Space> g 120 <Enter>"` is Right, Space, `g 1 2 0`, Enter.
 
-use std::fmt;
-
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Every key, as the help overlay lists it: (keys, what they do).
@@ -69,25 +67,13 @@ pub const HELP: &[(&str, &str)] = &[
 ];
 
 /// A key script that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("key script, at character {}: {message}", .offset + 1)]
 pub struct KeyScriptError {
     /// Character offset of the offending text.
     pub offset: usize,
     pub message: String,
 }
-
-impl fmt::Display for KeyScriptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "key script, at character {}: {}",
-            self.offset + 1,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for KeyScriptError {}
 
 const NAMED: &[(&str, KeyCode)] = &[
     ("Space", KeyCode::Char(' ')),

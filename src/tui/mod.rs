@@ -1,7 +1,8 @@
 //! The interactive stepper.
 //!
-//! [`App`] holds everything (the machine's [`timeline::Timeline`], the focus,
-//! breakpoints, a run in progress) and knows nothing of terminals: it takes
+//! [`App`] holds a [`Session`](crate::session::Session) (the machine's
+//! timeline, breakpoints, a run in progress) and what the user selected
+//! (focus, windows, messages), and knows nothing of terminals: it takes
 //! key events ([`App::handle_key`]), advances runs on [`App::tick`], and
 //! draws into any ratatui frame ([`App::draw`]). This module is the only
 //! part that touches the terminal: it reads crossterm events, polls with
@@ -22,14 +23,12 @@ pub mod app;
 pub mod keys;
 pub mod panes;
 pub mod theme;
-pub mod timeline;
 
 use std::io::{self, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use color_eyre::eyre::WrapErr;
 use ratatui::Terminal;
 use ratatui::backend::{CrosstermBackend, TestBackend};
 use ratatui::buffer::Buffer;
@@ -37,42 +36,28 @@ use ratatui::crossterm::event::{self, Event, KeyEvent};
 
 pub use app::{App, Options};
 
-use crate::builtin;
-use crate::cli::TuiArgs;
 use crate::scenario::Scenario;
 
 /// How often the loop looks at the signal flags while idle.
 pub const IDLE_POLL: Duration = Duration::from_millis(250);
 
-/// Opens the stepper on the scenario the arguments name. A scenario that
-/// does not load prints its error and returns exit code 2 before the
-/// terminal is touched.
-pub fn run_interactive(args: &TuiArgs) -> color_eyre::Result<i32> {
-    let name = args.scenario.as_deref().unwrap_or(builtin::DEFAULT);
-    let scenario = match builtin::resolve(name) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(2);
-        }
-    };
-    let origin = scenario.origin.to_string();
-    let options = Options {
-        ascii: args.ascii,
-        color: theme::Theme::color_from_env(),
-        animate: true,
-    };
-    let mut app = match App::new(Arc::new(scenario), options) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{}: {e}", theme::clean(&origin));
-            return Ok(2);
-        }
-    };
+/// What can go wrong at the terminal: taking it over, reading keys and
+/// drawing.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// Raw mode or the alternate screen could not be set up: no terminal.
+    #[error("the stepper needs a terminal; `warpstep run SCENARIO` reports without one")]
+    NoTerminal(#[source] io::Error),
+    /// Installing the signal handlers, reading events or drawing failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Runs the stepper in this terminal until the user quits.
+pub fn run_interactive(app: &mut App) -> Result<(), TuiError> {
     with_terminal(std::io::stdout(), |terminal, stop| {
-        event_loop(terminal, &mut app, stop, &mut NoTap)
-    })?;
-    Ok(0)
+        event_loop(terminal, app, stop, &mut NoTap)
+    })
 }
 
 /// What a frontend watching an interactive session (a recording) is told:
@@ -102,7 +87,7 @@ impl Tap for NoTap {}
 pub fn with_terminal<W: Write, T>(
     out: W,
     body: impl FnOnce(&mut Terminal<CrosstermBackend<W>>, &AtomicBool) -> io::Result<T>,
-) -> color_eyre::Result<T> {
+) -> Result<T, TuiError> {
     // SIGTERM sets a flag the loop checks, then the terminal is restored;
     // Ctrl-C arrives as a key in raw mode, and SIGINT is caught too for the
     // moments before.
@@ -123,18 +108,16 @@ pub fn with_terminal<W: Write, T>(
     // `try_init` is `init` without the panic on a missing terminal; both
     // install the panic hook that restores the terminal. Its own terminal
     // (on stdout) is dropped: we draw through `out`.
-    let needs_terminal =
-        "the stepper needs a terminal; `warpstep run SCENARIO` reports without one";
     if let Err(e) = ratatui::try_init() {
         // Undo whatever part of the set-up succeeded.
         let _ = ratatui::crossterm::terminal::disable_raw_mode();
-        return Err(e).wrap_err(needs_terminal);
+        return Err(TuiError::NoTerminal(e));
     }
     let mut terminal = match Terminal::new(CrosstermBackend::new(out)) {
         Ok(t) => t,
         Err(e) => {
             ratatui::restore();
-            return Err(e).wrap_err(needs_terminal);
+            return Err(TuiError::NoTerminal(e));
         }
     };
     let result = body(&mut terminal, &stop);

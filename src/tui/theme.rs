@@ -9,6 +9,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::{bar, border};
 
 use crate::engine::view::LaneState;
+/// The panes clean every scenario text they draw.
+pub use crate::text::clean;
 
 /// The characters the panes draw with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,28 +252,9 @@ pub fn ascii_fold(symbol: &str) -> &str {
     }
 }
 
-/// Scenario text made safe to draw: control characters (escape sequences,
-/// carriage returns, tabs) and bidirectional overrides removed, so a file
-/// cannot move the cursor, recolour the terminal or reorder the screen.
-pub fn clean(s: &str) -> String {
-    s.chars()
-        .map(|c| if c == '\t' { ' ' } else { c })
-        .filter(|&c| {
-            !c.is_control()
-                && !matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clean_strips_escapes_and_bidi_overrides() {
-        assert_eq!(clean("a\u{1b}[31mb\r\nc\td\u{202e}e"), "a[31mbc de");
-        assert_eq!(clean("plain: ok"), "plain: ok");
-    }
 
     #[test]
     fn lane_glyphs_differ_in_both_sets() {

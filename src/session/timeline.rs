@@ -25,9 +25,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use crate::asm::AsmError;
 use crate::engine::Machine;
-use crate::scenario::Scenario;
 
 /// Cycles of per-cycle samples kept for the sparkline.
 pub const HISTORY: usize = 200;
@@ -80,6 +78,8 @@ impl CycleSample {
 #[derive(Debug, Clone)]
 pub struct Timeline {
     current: Machine,
+    /// The machine's cycle limit, read once: a run stops there.
+    max_cycles: u64,
     /// Samples of the cycles just before `current.cycle()`, oldest first.
     history: VecDeque<CycleSample>,
     coarse: BTreeMap<u64, Arc<Machine>>,
@@ -90,19 +90,20 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A timeline at cycle 0 of the scenario.
-    pub fn new(scenario: Arc<Scenario>) -> Result<Timeline, AsmError> {
-        let m = Machine::new(scenario)?;
+    /// A timeline starting from `m` (a machine at cycle 0, as built).
+    pub fn new(m: Machine) -> Timeline {
+        let max_cycles = m.scenario().machine.max_cycles;
         let mut coarse = BTreeMap::new();
-        coarse.insert(0, Arc::new(m.clone()));
-        Ok(Timeline {
+        coarse.insert(m.cycle(), Arc::new(m.clone()));
+        Timeline {
             current: m,
+            max_cycles,
             history: VecDeque::with_capacity(HISTORY),
             coarse,
             coarse_every: COARSE_START,
             fine: BTreeMap::new(),
             end: None,
-        })
+        }
     }
 
     /// The machine at the current cycle (read it, never step it).
@@ -248,7 +249,7 @@ impl Timeline {
     /// machine at that cycle looks the same however it got there.
     fn settle(&mut self) {
         let m = &mut self.current;
-        if !m.halted() && m.cycle() >= m.scenario().machine.max_cycles {
+        if !m.halted() && m.cycle() >= self.max_cycles {
             m.step();
         }
         if m.halted() {
@@ -297,6 +298,8 @@ impl Timeline {
 mod tests {
     use super::*;
     use crate::builtin;
+    use crate::scenario::Scenario;
+    use crate::session::fresh_machine;
 
     fn divergent_loop() -> Arc<Scenario> {
         Arc::new(builtin::resolve("divergent-loop").expect("built-in loads"))
@@ -330,7 +333,7 @@ mod tests {
     }
 
     fn stepped_to(sc: &Arc<Scenario>, cycle: u64) -> Timeline {
-        let mut t = Timeline::new(Arc::clone(sc)).expect("links");
+        let mut t = Timeline::new(fresh_machine(sc).expect("links"));
         while t.cycle() < cycle && t.step() {}
         t
     }
@@ -349,7 +352,7 @@ mod tests {
     #[test]
     fn forward_back_forward_agrees_with_stepping() {
         let sc = divergent_loop();
-        let mut t = Timeline::new(Arc::clone(&sc)).expect("links");
+        let mut t = Timeline::new(fresh_machine(&sc).expect("links"));
         for c in [7u64, 120, 333] {
             t.seek(c + 50);
             t.back(50);
@@ -362,7 +365,7 @@ mod tests {
     #[test]
     fn seeking_past_the_end_stops_at_the_end() {
         let sc = divergent_loop();
-        let mut t = Timeline::new(Arc::clone(&sc)).expect("links");
+        let mut t = Timeline::new(fresh_machine(&sc).expect("links"));
         t.seek(1_000_000);
         // `cargo run -- run divergent-loop`: 540 cycles.
         assert_eq!(t.cycle(), 540);
@@ -376,7 +379,7 @@ mod tests {
     #[test]
     fn checkpoint_thinning_keeps_their_number_bounded() {
         let sc = long_loop(200_000);
-        let mut t = Timeline::new(sc).expect("links");
+        let mut t = Timeline::new(fresh_machine(&sc).expect("links"));
         t.seek(500_000);
         assert_eq!(t.cycle(), 500_000);
         assert!(t.checkpoint_count() <= COARSE_KEEP + FINE_KEEP);
@@ -398,7 +401,7 @@ mod tests {
     #[test]
     fn history_holds_the_last_cycles() {
         let sc = divergent_loop();
-        let mut t = Timeline::new(sc).expect("links");
+        let mut t = Timeline::new(fresh_machine(&sc).expect("links"));
         assert!(t.history().is_empty());
         t.step();
         // Cycle 0: the block is dispatched and warp 0 issues S2R with all

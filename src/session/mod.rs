@@ -1,0 +1,204 @@
+//! A stepping session: one machine, the means to move through its run in
+//! both directions, breakpoints, and runs to a goal, for any frontend.
+//!
+//! The stepper, recordings and replays drive a [`Session`]; it knows
+//! nothing of terminals, keys or drawing. Every move is cycle-exact and a
+//! pure function of the scenario and the calls made, so a frontend that
+//! replays the same calls reaches the same machine:
+//!
+//! - [`Session::forward`], [`Session::back`] and [`Session::goto`] move by
+//!   cycles (back restores a checkpoint and simulates forward again, see
+//!   [`timeline`]);
+//! - [`Session::start`] begins a run to a [`Goal`] (a divergence, a
+//!   reconvergence, a breakpoint, a warp's next issue, the end), and
+//!   [`Session::advance`] simulates it a number of cycles at a time, so an
+//!   animating frontend chooses the pace and the stopping cycle is the same
+//!   at any pace.
+
+pub mod breakpoints;
+pub mod goal;
+pub mod timeline;
+
+use std::sync::Arc;
+
+pub use breakpoints::Breakpoints;
+pub use goal::{Goal, Hit, Run};
+pub use timeline::{CycleSample, Timeline};
+
+use crate::asm::AsmError;
+use crate::engine::Machine;
+use crate::engine::view::WarpStatus;
+use crate::scenario::Scenario;
+
+/// The machine at cycle 0 of a scenario: the one place a session builds one.
+fn fresh_machine(scenario: &Arc<Scenario>) -> Result<Machine, AsmError> {
+    Machine::new(Arc::clone(scenario))
+}
+
+/// Why a run did not start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// The machine has halted (finished or stopped): nothing is left to run.
+    Halted,
+    /// A run until this warp issues, but it has exited.
+    WarpExited(u32),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The goal was reached (for the last of the hits asked for).
+    Reached(Hit),
+    /// The machine halted first: finished, or stopped on an error.
+    Halted,
+}
+
+/// One machine's run, seen at one cycle at a time, with breakpoints and
+/// a run to a goal that may be in progress.
+#[derive(Debug, Clone)]
+pub struct Session {
+    scenario: Arc<Scenario>,
+    timeline: Timeline,
+    breakpoints: Breakpoints,
+    run: Option<Run>,
+}
+
+impl Session {
+    /// A session at cycle 0 of a loaded scenario (an error if its program
+    /// does not link).
+    pub fn new(scenario: Arc<Scenario>) -> Result<Session, AsmError> {
+        let timeline = Timeline::new(fresh_machine(&scenario)?);
+        Ok(Session {
+            scenario,
+            timeline,
+            breakpoints: Breakpoints::default(),
+            run: None,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The machine at the current cycle.
+    pub fn machine(&self) -> &Machine {
+        self.timeline.machine()
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn cycle(&self) -> u64 {
+        self.timeline.cycle()
+    }
+
+    pub fn breakpoints(&self) -> &Breakpoints {
+        &self.breakpoints
+    }
+
+    /// Sets or clears the breakpoint at `pc`; true if it is set now.
+    pub fn toggle_breakpoint(&mut self, pc: u32) -> bool {
+        self.breakpoints.toggle(pc)
+    }
+
+    /// Moves `n` cycles forward. False when the machine halts before (or
+    /// had halted): it stays at the end.
+    pub fn forward(&mut self, n: u64) -> bool {
+        if self.machine().halted() {
+            return false;
+        }
+        self.goto(self.cycle().saturating_add(n))
+    }
+
+    /// Moves `n` cycles back, to cycle 0 at most. False, doing nothing, at
+    /// cycle 0.
+    pub fn back(&mut self, n: u64) -> bool {
+        if self.cycle() == 0 {
+            return false;
+        }
+        self.timeline.back(n);
+        true
+    }
+
+    /// Moves to cycle `target`, forward or back. False when the machine
+    /// halts before it: the session is at the end.
+    pub fn goto(&mut self, target: u64) -> bool {
+        self.timeline.seek(target);
+        self.cycle() >= target
+    }
+
+    /// Starts a run to `goal`, to its `n`th hit; `fast` is kept for the
+    /// frontend's pace. A run to a breakpoint with none set runs to the
+    /// end instead. The goal the run has is returned.
+    pub fn start(&mut self, goal: Goal, n: u64, fast: bool) -> Result<Goal, Refused> {
+        let m = self.machine();
+        if m.halted() {
+            return Err(Refused::Halted);
+        }
+        let mut goal = goal;
+        if goal == Goal::Breakpoint && self.breakpoints.is_empty() {
+            goal = Goal::End;
+        }
+        if let Goal::Issue(w) = goal {
+            let view = m.warp_views().into_iter().find(|v| v.warp == w);
+            let exited = view
+                .as_ref()
+                .is_some_and(|v| v.status == WarpStatus::Exited);
+            // Not resident but launched: it retired.
+            let retired = view.is_none() && u64::from(w) < m.warps_launched();
+            if exited || retired {
+                return Err(Refused::WarpExited(w));
+            }
+        }
+        self.run = Some(Run {
+            goal,
+            left: n.max(1),
+            fast,
+        });
+        Ok(goal)
+    }
+
+    /// The run in progress.
+    pub fn run(&self) -> Option<&Run> {
+        self.run.as_ref()
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.run.is_some()
+    }
+
+    /// Ends the run in progress where it is.
+    pub fn stop(&mut self) -> Option<Run> {
+        self.run.take()
+    }
+
+    /// Simulates the run for at most `cycles` cycles, stopping exactly at
+    /// its goal. `None` while it goes on (or when none is in progress).
+    pub fn advance(&mut self, cycles: u64) -> Option<Stop> {
+        let mut run = self.run?;
+        for _ in 0..cycles {
+            if !self.timeline.step() {
+                self.run = None;
+                return Some(Stop::Halted);
+            }
+            if let Some(hit) = goal::hit(self.timeline.machine(), &self.breakpoints, run.goal) {
+                run.left -= 1;
+                if run.left == 0 {
+                    self.run = None;
+                    return Some(Stop::Reached(hit));
+                }
+            }
+        }
+        self.run = Some(run);
+        None
+    }
+
+    /// Completes the run in progress now.
+    pub fn finish(&mut self) -> Option<Stop> {
+        self.advance(u64::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests;

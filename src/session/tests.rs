@@ -1,0 +1,183 @@
+//! Goals and moves of a session on `if-else-branch-short`, whose issue
+//! cycles are worked out by hand in the scenario's `expect:` comment (from
+//! the stall counts of model.md): ISETP at cycle 0, the diverging `@P0 BRA
+//! else` at 4, the else side's FADD at 5, the then side's FADD at 9, `BRA
+//! join` at 10 (its 16 lanes rejoin the other 16 at `join`), EXIT at 13;
+//! 14 cycles. A goal hit in cycle `c` leaves the session at cycle `c + 1`.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::builtin;
+
+fn if_else() -> Arc<Scenario> {
+    Arc::new(builtin::resolve("if-else-branch-short").expect("built-in loads"))
+}
+
+fn session() -> Session {
+    Session::new(if_else()).expect("links")
+}
+
+/// Runs to `goal`'s `n`th hit at once.
+fn run_to(s: &mut Session, goal: Goal, n: u64) -> Option<Stop> {
+    s.start(goal, n, false).expect("starts");
+    s.finish()
+}
+
+fn reached(stop: Option<Stop>) -> Hit {
+    match stop {
+        Some(Stop::Reached(h)) => h,
+        other => panic!("the goal was not reached: {other:?}"),
+    }
+}
+
+/// What a frontend can read about the machine, as text.
+fn fingerprint(s: &Session) -> String {
+    let m = s.machine();
+    format!(
+        "{} {:?} {:?} {:?} {:?} {}",
+        m.cycle(),
+        m.warp_views(),
+        m.issues(),
+        m.totals(),
+        s.timeline().history(),
+        m.halted()
+    )
+}
+
+#[test]
+fn a_run_to_a_divergence_stops_after_the_branch_that_split() {
+    let mut s = session();
+    let hit = reached(run_to(&mut s, Goal::Divergence, 1));
+    // The BRA (instruction 1, address 0x10) issues in cycle 4; P0 is true
+    // for lanes 16..31: 16 of the 32 active lanes take it.
+    assert_eq!((hit.cycle, hit.warp, hit.pc), (5, 0, 1));
+    assert_eq!(s.cycle(), 5);
+    assert_eq!(
+        hit.text,
+        "w0 diverged at /*0010*/: 16 of 32 lanes took the branch"
+    );
+    assert!(!s.is_running());
+}
+
+#[test]
+fn a_run_to_a_reconvergence_stops_where_the_then_side_rejoins() {
+    let mut s = session();
+    let hit = reached(run_to(&mut s, Goal::Reconvergence, 1));
+    // The else side's FADD (cycle 5) reaches `join` while the then side
+    // still runs: nobody to join. `BRA join` (instruction 3) in cycle 10
+    // brings lanes 0..15 to the other 16.
+    assert_eq!((hit.cycle, hit.pc), (11, 3));
+    assert_eq!(
+        hit.text,
+        "w0: the 16 lanes that issued /*0030*/ rejoin others"
+    );
+}
+
+#[test]
+fn a_run_until_a_warp_issues_counts_its_issues() {
+    let mut s = session();
+    let first = reached(run_to(&mut s, Goal::Issue(0), 1));
+    // ISETP in cycle 0.
+    assert_eq!((first.cycle, first.pc), (1, 0));
+    // Two more issues from cycle 1: the BRA (4), then the else side's
+    // FADD (5), instruction 4.
+    let third = reached(run_to(&mut s, Goal::Issue(0), 2));
+    assert_eq!((third.cycle, third.pc), (6, 4));
+    assert_eq!(third.text, "w0 issued /*0040*/ FADD R1, R1, 2.0");
+}
+
+#[test]
+fn a_run_to_a_breakpoint_stops_when_any_warp_issues_it() {
+    let mut s = session();
+    assert!(s.toggle_breakpoint(2));
+    assert!(s.breakpoints().contains(2));
+    let hit = reached(run_to(&mut s, Goal::Breakpoint, 1));
+    // The then side's FADD, instruction 2, issues in cycle 9.
+    assert_eq!((hit.cycle, hit.pc), (10, 2));
+    assert!(hit.text.starts_with("breakpoint: w0 issued /*0020*/ FADD"));
+    // Cleared, a run to a breakpoint has none and runs to the end.
+    assert!(!s.toggle_breakpoint(2));
+    assert_eq!(s.start(Goal::Breakpoint, 1, false), Ok(Goal::End));
+}
+
+#[test]
+fn a_run_to_the_end_halts_at_the_last_cycle() {
+    let mut s = session();
+    assert_eq!(run_to(&mut s, Goal::End, 1), Some(Stop::Halted));
+    assert_eq!(s.cycle(), 14);
+    assert!(s.machine().finished());
+    assert_eq!(s.start(Goal::Divergence, 1, false), Err(Refused::Halted));
+    assert!(!s.forward(1));
+}
+
+#[test]
+fn a_goal_asked_for_more_often_than_it_happens_ends_at_the_end() {
+    let mut s = session();
+    // One divergent branch only.
+    assert_eq!(run_to(&mut s, Goal::Divergence, 2), Some(Stop::Halted));
+    assert_eq!(s.cycle(), 14);
+}
+
+#[test]
+fn the_pace_of_a_run_does_not_move_where_it_stops() {
+    let mut at_once = session();
+    let hit = reached(run_to(&mut at_once, Goal::Reconvergence, 1));
+    let mut by_one = session();
+    by_one.start(Goal::Reconvergence, 1, false).expect("starts");
+    let mut calls = 0;
+    let stop = loop {
+        calls += 1;
+        if let Some(stop) = by_one.advance(1) {
+            break stop;
+        }
+    };
+    // One cycle per call: cycles 0..=10.
+    assert_eq!(calls, 11);
+    assert_eq!(stop, Stop::Reached(hit));
+    assert_eq!(fingerprint(&by_one), fingerprint(&at_once));
+}
+
+#[test]
+fn cycle_goals_move_both_ways_and_agree_with_runs() {
+    let mut s = session();
+    assert!(s.goto(9));
+    assert_eq!(s.cycle(), 9);
+    // Past the end: at the end, 14.
+    assert!(!s.goto(100));
+    assert_eq!(s.cycle(), 14);
+    assert!(s.back(3));
+    assert_eq!(s.cycle(), 11);
+    let mut run = session();
+    reached(run_to(&mut run, Goal::Reconvergence, 1));
+    assert_eq!(fingerprint(&s), fingerprint(&run));
+    // Back one and forward one again is where it was.
+    assert!(run.back(1));
+    assert_eq!(run.cycle(), 10);
+    assert!(run.forward(1));
+    assert_eq!(fingerprint(&run), fingerprint(&s));
+    assert!(s.goto(0));
+    assert!(!s.back(1));
+}
+
+#[test]
+fn a_run_until_an_exited_warp_issues_is_refused() {
+    // Two warps: w0 (R5 = 0) runs the loop body once and exits, w1
+    // (R5 = 20) loops on, so the machine has not halted.
+    let yaml = "name: one warp exits first\nlaunch: {threads: 64}\ninputs: {R5: \"warp * 20\"}\n\
+                program: |\n  loop:\n  IADD3 R2, R2, 1, RZ\n  ISETP.LT.AND P0, PT, R2, R5, PT\n  \
+                @P0 BRA loop\n  EXIT\n";
+    let sc =
+        Scenario::from_text(yaml, crate::scenario::Origin::Builtin("exits".into())).expect("loads");
+    let mut s = Session::new(Arc::new(sc)).expect("links");
+    // w0 issues IADD3, ISETP, BRA (not taken), then EXIT: instruction 3.
+    let exit = reached(run_to(&mut s, Goal::Issue(0), 4));
+    assert_eq!((exit.warp, exit.pc), (0, 3));
+    assert!(!s.machine().halted());
+    assert_eq!(
+        s.start(Goal::Issue(0), 1, false),
+        Err(Refused::WarpExited(0))
+    );
+    assert!(!s.is_running());
+    assert_eq!(s.start(Goal::Issue(1), 1, false), Ok(Goal::Issue(1)));
+}
