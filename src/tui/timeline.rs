@@ -25,8 +25,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use crate::asm::AsmError;
-use crate::engine::Machine;
+use crate::engine::{ConfigError, Machine};
 use crate::scenario::Scenario;
 
 /// Cycles of per-cycle samples kept for the sparkline.
@@ -91,8 +90,8 @@ pub struct Timeline {
 
 impl Timeline {
     /// A timeline at cycle 0 of the scenario.
-    pub fn new(scenario: Arc<Scenario>) -> Result<Timeline, AsmError> {
-        let m = Machine::new(scenario)?;
+    pub fn new(scenario: Arc<Scenario>) -> Result<Timeline, ConfigError> {
+        let m = scenario.new_machine()?;
         let mut coarse = BTreeMap::new();
         coarse.insert(0, Arc::new(m.clone()));
         Ok(Timeline {
@@ -248,7 +247,7 @@ impl Timeline {
     /// machine at that cycle looks the same however it got there.
     fn settle(&mut self) {
         let m = &mut self.current;
-        if !m.halted() && m.cycle() >= m.scenario().machine.max_cycles {
+        if !m.halted() && m.cycle() >= m.config().max_cycles {
             m.step();
         }
         if m.halted() {
