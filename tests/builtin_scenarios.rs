@@ -1,7 +1,6 @@
 //! Every built-in scenario loads, runs to the end, and meets its `expect:`
 //! block, whose numbers were worked out by hand (see each file's comments).
 
-
 use warpstep::builtin;
 use warpstep::report::Report;
 

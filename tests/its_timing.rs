@@ -1,7 +1,6 @@
 //! Independent thread scheduling against the SIMT stack, with cycle and
 //! slot counts worked out by hand from the timing model in the README.
 
-
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
 

@@ -3,14 +3,15 @@
 //! filed for the cycle it may issue again.
 
 use super::convergence::{self, Convergence};
-use super::exec::{self, Env, MemEffect, MemEnv};
+use super::exec::{self, Env, MemEffect, MemEnv, Scratch};
 use super::hazards::{check_hazards_at, record_writes};
+use super::link::Decoded;
 use super::machine::{Issuing, Shared, State};
-use super::readiness::{Readiness, readiness};
-use super::records::{Fault, IssueRecord, MAX_RECORDS};
+use super::memory::{FaultKind, GlobalMemory};
+use super::records::{Fault, IssueRecord, MAX_RECORDS, RunError};
 use super::scoreboard::Producer;
-use super::sm::Sm;
-use super::stats::{PcCounters, Reason};
+use super::sm::{ResidentBlock, Sm};
+use super::stats::{MemoryCounters, PcCounters, Reason};
 use super::warp::{Status, Warp};
 use crate::asm::ir::{Class, Op};
 
@@ -113,7 +114,11 @@ impl State {
         }
     }
 
-    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`.
+    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`:
+    /// charges it, executes it on its lanes, sets its scoreboards and stall
+    /// count, moves its control flow, and files the warp for the cycle it
+    /// may issue again. Each step is its own function, always inlined, so
+    /// that the whole issue path still compiles as one.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn issue(
@@ -127,9 +132,6 @@ impl State {
         active: u64,
         t: u64,
     ) {
-        let code = &sh.code;
-        let lat = sh.cfg.latency;
-        let taken_first = sh.cfg.taken_first;
         let Issuing {
             pcs,
             global,
@@ -156,170 +158,28 @@ impl State {
         let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
-        let d = &code[pc as usize];
+        let d = &sh.code[pc as usize];
         let ins = &d.instr;
         // Eligible (after waiting out any stall count), selected at t: the
         // status is charged here, and replaced once the next cycle's
-        // readiness is known, below.
+        // readiness is known, by `file_next`.
         let (_, open) = w.status.open(t);
         *eligible &= !(1 << slot);
         sched[k].last = Some(slot);
         sched[k].greedy = Some(slot);
 
-        let live = w.live();
         let on = active & w.pred_mask(ins.guard);
-        let full = w.full();
-        // Counting lanes is a dozen instructions on a CPU without POPCNT:
-        // a warp usually issues several instructions with one active mask,
-        // so its count is kept; and the masks usually empty are skipped.
-        let n_active = if w.counted.0 == active {
-            w.counted.1
-        } else {
-            let n = u64::from(active.count_ones());
-            w.counted = (active, n);
-            n
-        };
-        let n_on = if on == active {
-            n_active
-        } else {
-            u64::from(on.count_ones())
-        };
-        let c = &mut w.counters;
-        let p = &mut pcs[pc as usize];
-        for (reason, labelled, n) in open {
-            c.charge(reason, labelled, n);
-            p.stalls.add(reason, n);
-        }
-        c.stalls.add(Reason::Selected, 1);
-        c.issued += 1;
-        c.thread_inst_executed += n_active;
-        c.thread_inst_executed_pred_on += n_on;
-        let gone = w.launched & !live;
-        if gone != 0 {
-            c.exited_slots += u64::from(gone.count_ones());
-        }
-        let unlaunched = full & !w.launched;
-        if unlaunched != 0 {
-            c.never_launched_slots += u64::from(unlaunched.count_ones());
-        }
-        p.stalls.add(Reason::Selected, 1);
-        p.executions += 1;
-        p.thread_inst_executed += n_active;
-        p.thread_inst_executed_pred_on += n_on;
+        charge_issue(w, &mut pcs[pc as usize], open, active, on);
         if record_issues {
             issues.push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
         }
-
         if check_hazards {
             check_hazards_at(hazards, w, d, pc, active, t);
         }
 
-        // Data effects.
-        scratch.faults.clear();
-        let access = if d.uses_lsu {
-            exec::access(&ins.op)
-        } else {
-            None
-        };
-        let effect = match access {
-            Some(acc) => {
-                let block = w.block;
-                let shared = match ins.class {
-                    Class::Shared => blocks
-                        .iter_mut()
-                        .find(|b| b.id == block)
-                        .map(|b| &mut b.shared),
-                    _ => None,
-                };
-                let mut env = MemEnv {
-                    global,
-                    shared,
-                    banks: sh.cfg.shared_banks,
-                    scratch,
-                };
-                if w.width == 32 {
-                    exec::memory_op::<32>(w, &mut env, acc, on)
-                } else {
-                    exec::memory_op::<0>(w, &mut env, acc, on)
-                }
-            }
-            None => {
-                // Built in each branch: one built before the branch is
-                // stored to memory for the call, on the inlined path too.
-                let env = |scratch| Env {
-                    scratch,
-                    block_dim: sh.cfg.block_dim,
-                    blocks: sh.cfg.blocks,
-                    c_hi: d.c_hi,
-                };
-                if w.width == 32 {
-                    exec::execute::<32>(w, &ins.op, on, active, &mut env(scratch))
-                } else {
-                    exec::execute_any(w, &ins.op, on, active, &mut env(scratch))
-                }
-                MemEffect::None
-            }
-        };
-        let mut latency = d.latency;
-        match effect {
-            MemEffect::Global(co) => {
-                let m = &mut *memory;
-                m.global_requests += 1;
-                m.global_sectors += u64::from(co.sectors);
-                m.global_transactions += u64::from(co.lines);
-                m.requested_bytes += u64::from(co.requested_bytes);
-                m.transferred_bytes += u64::from(co.sectors) * 32;
-                m.ideal_sectors += u64::from(co.requested_bytes.div_ceil(32));
-                latency += lat.global_per_extra_line * co.lines.saturating_sub(1);
-            }
-            MemEffect::Shared { passes } => {
-                memory.shared_requests += 1;
-                memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
-                latency += lat.shared_replay * passes.saturating_sub(1);
-            }
-            MemEffect::None => {}
-        }
-        let mut faulted = 0u64;
-        for &(lane, address, kind) in &scratch.faults {
-            faulted |= 1 << lane;
-            **faults_total += 1;
-            if faults.len() < MAX_RECORDS {
-                faults.push(Fault {
-                    warp: w.gid,
-                    lane,
-                    pc,
-                    line: ins.line,
-                    address,
-                    kind,
-                    cycle: t,
-                });
-            }
-        }
-        w.faulted |= faulted;
-        w.live &= !faulted;
-
-        // Scoreboards, stall count, yield.
-        w.sb.retire(t);
-        if let Some(sb) = ins.control.write_barrier {
-            w.sb.set(Producer {
-                sb,
-                pc,
-                class: ins.class,
-                issued: t,
-                done: t + u64::from(latency),
-                read: false,
-            });
-        }
-        if let Some(sb) = ins.control.read_barrier {
-            w.sb.set(Producer {
-                sb,
-                pc,
-                class: ins.class,
-                issued: t,
-                done: t + u64::from(d.read_latency),
-                read: true,
-            });
-        }
+        let latency = execute(sh, w, d, blocks, global, scratch, memory, active, on);
+        record_faults(w, faults, faults_total, &scratch.faults, pc, ins.line, t);
+        set_scoreboards(w, d, pc, t, latency);
         if check_hazards {
             let on_now = active & w.pred_mask(ins.guard);
             record_writes(hazards, w, d, pc, on_now, t, latency);
@@ -331,133 +191,15 @@ impl State {
             sched[k].sfu_free = t + u64::from(d.pipe_interval);
         }
 
-        // Control flow.
         let divergent_before = w.counters.divergent_branches;
-        let mut bar_arrived = false;
-        let mut taken_any = false;
-        let live = w.live();
-        match &mut w.conv {
-            Convergence::Stack(stack) => match ins.op {
-                Op::Bra { target } => {
-                    w.counters.branches += 1;
-                    taken_any = on != 0;
-                    let b = convergence::stack::Branch {
-                        pc,
-                        target,
-                        taken: on,
-                        active,
-                        rpc: d.reconv,
-                    };
-                    if stack.branch(b, taken_first, live) {
-                        w.counters.divergent_branches += 1;
-                    }
-                }
-                Op::Break { .. } => {
-                    w.counters.branches += 1;
-                    if on != 0 && on != active {
-                        w.counters.divergent_branches += 1;
-                    }
-                    stack.goto(pc + 1, live);
-                }
-                Op::Exit => {
-                    w.exited |= on;
-                    w.live &= !on;
-                    stack.goto(pc + 1, w.live);
-                }
-                Op::BarSync { .. } => {
-                    stack.goto(pc + 1, live);
-                    if on != 0 {
-                        w.at_bar = true;
-                        bar_arrived = true;
-                    }
-                }
-                _ => stack.goto(pc + 1, live),
-            },
-            Convergence::Its(_) => {
-                let (arrived, taken) =
-                    convergence::its::its_control(sh, w, d, pc, on, active, error, t);
-                bar_arrived = arrived;
-                taken_any = taken;
-            }
-        }
-        if taken_any {
-            w.branch_until = w.stall_until + u64::from(lat.branch);
-        }
+        let bar_arrived = control_flow(sh, w, d, pc, on, active, error, t);
         if record_issues {
             flag_convergence(issues, w, active, divergent_before);
         }
 
-        let done = w.is_done();
-        let next = t + 1;
+        let done = Self::file_next(sh, pcs, eligible, wheel, sched, w, slot, pc, t);
         if done {
             **retire_due = true;
-            w.status = Status::Done { since: next };
-            w.at_bar = false;
-        } else {
-            // Nothing another warp does later in this cycle changes this
-            // warp's readiness (a barrier release re-wakes it), so its
-            // status from the next cycle is settled now.
-            //
-            // The common case: a stack warp not at a barrier whose next
-            // instruction is not a MUFU (the one whose readiness another
-            // warp can change, through the pipe) depends only on its own
-            // state, so its readiness once the stall count runs out is
-            // known now. Ready then, it is filed as eligible from that
-            // cycle, and the wake-up only sets its bit.
-            let at = w.stall_until.max(next);
-            let ready = match &w.conv {
-                // No MUFU pipe limit is passed: a MUFU next is excluded.
-                Convergence::Stack(_) if !w.at_bar => {
-                    match readiness(code, w, at, 0, sh.cfg.group_policy) {
-                        Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
-                            Some((pc, lanes))
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            if let Some((next_pc, lanes)) = ready {
-                w.status = Status::Eligible {
-                    since: at,
-                    wait_from: next,
-                    pc: next_pc,
-                    lanes,
-                };
-                if at == next {
-                    *eligible |= 1 << slot;
-                } else {
-                    w.wake_at = wheel.file_ready(next, at, slot);
-                }
-            } else if let Some(top_pc) = match &w.conv {
-                Convergence::Stack(st) if !w.at_bar && w.stall_until > next => {
-                    st.top().map(|e| e.pc)
-                }
-                _ => None,
-            } {
-                // Inside its stall count: it waits until the count runs
-                // out, and is evaluated then.
-                w.status = Status::Blocked {
-                    reason: Reason::Wait,
-                    labelled: Reason::Wait,
-                    since: next,
-                    until: w.stall_until,
-                    pc: top_pc,
-                };
-                w.wake_at = wheel.schedule(next, w.stall_until, slot);
-            } else {
-                // A placeholder from t + 1, replaced (and charged nothing)
-                // by the evaluation.
-                w.status = Status::Blocked {
-                    reason: Reason::Wait,
-                    labelled: Reason::Wait,
-                    since: next,
-                    until: next,
-                    pc,
-                };
-                let sfu_free = sched[w.scheduler as usize].sfu_free;
-                Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, next);
-            }
         }
         let block = w.block;
         if d.is_mufu {
@@ -536,6 +278,268 @@ impl State {
             }
         }
     }
+}
+
+/// Charges the status the warp held until it issued, and counts the issue
+/// for the warp and its pc.
+#[inline(always)]
+fn charge_issue(
+    w: &mut Warp,
+    p: &mut PcCounters,
+    open: [(Reason, Reason, u64); 2],
+    active: u64,
+    on: u64,
+) {
+    let live = w.live();
+    let full = w.full();
+    // Counting lanes is a dozen instructions on a CPU without POPCNT: a
+    // warp usually issues several instructions with one active mask, so
+    // its count is kept; and the masks usually empty are skipped.
+    let n_active = if w.counted.0 == active {
+        w.counted.1
+    } else {
+        let n = u64::from(active.count_ones());
+        w.counted = (active, n);
+        n
+    };
+    let n_on = if on == active {
+        n_active
+    } else {
+        u64::from(on.count_ones())
+    };
+    let c = &mut w.counters;
+    for (reason, labelled, n) in open {
+        c.charge(reason, labelled, n);
+        p.stalls.add(reason, n);
+    }
+    c.stalls.add(Reason::Selected, 1);
+    c.issued += 1;
+    c.thread_inst_executed += n_active;
+    c.thread_inst_executed_pred_on += n_on;
+    let gone = w.launched & !live;
+    if gone != 0 {
+        c.exited_slots += u64::from(gone.count_ones());
+    }
+    let unlaunched = full & !w.launched;
+    if unlaunched != 0 {
+        c.never_launched_slots += u64::from(unlaunched.count_ones());
+    }
+    p.stalls.add(Reason::Selected, 1);
+    p.executions += 1;
+    p.thread_inst_executed += n_active;
+    p.thread_inst_executed_pred_on += n_on;
+}
+
+/// The data effects of instruction `d` on the lanes that are on: registers,
+/// memory, the memory counters. Returns its latency, replays included.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn execute(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    blocks: &mut [ResidentBlock],
+    global: &mut GlobalMemory,
+    scratch: &mut Scratch,
+    memory: &mut MemoryCounters,
+    active: u64,
+    on: u64,
+) -> u32 {
+    let ins = &d.instr;
+    let lat = sh.cfg.latency;
+    scratch.faults.clear();
+    let access = if d.uses_lsu {
+        exec::access(&ins.op)
+    } else {
+        None
+    };
+    let effect = match access {
+        Some(acc) => {
+            let block = w.block;
+            let shared = match ins.class {
+                Class::Shared => blocks
+                    .iter_mut()
+                    .find(|b| b.id == block)
+                    .map(|b| &mut b.shared),
+                _ => None,
+            };
+            let mut env = MemEnv {
+                global,
+                shared,
+                banks: sh.cfg.shared_banks,
+                scratch,
+            };
+            if w.width == 32 {
+                exec::memory_op::<32>(w, &mut env, acc, on)
+            } else {
+                exec::memory_op::<0>(w, &mut env, acc, on)
+            }
+        }
+        None => {
+            // Built in each branch: one built before the branch is stored
+            // to memory for the call, on the inlined path too.
+            let env = |scratch| Env {
+                scratch,
+                block_dim: sh.cfg.block_dim,
+                blocks: sh.cfg.blocks,
+                c_hi: d.c_hi,
+            };
+            if w.width == 32 {
+                exec::execute::<32>(w, &ins.op, on, active, &mut env(scratch))
+            } else {
+                exec::execute_any(w, &ins.op, on, active, &mut env(scratch))
+            }
+            MemEffect::None
+        }
+    };
+    let mut latency = d.latency;
+    match effect {
+        MemEffect::Global(co) => {
+            let m = &mut *memory;
+            m.global_requests += 1;
+            m.global_sectors += u64::from(co.sectors);
+            m.global_transactions += u64::from(co.lines);
+            m.requested_bytes += u64::from(co.requested_bytes);
+            m.transferred_bytes += u64::from(co.sectors) * 32;
+            m.ideal_sectors += u64::from(co.requested_bytes.div_ceil(32));
+            latency += lat.global_per_extra_line * co.lines.saturating_sub(1);
+        }
+        MemEffect::Shared { passes } => {
+            memory.shared_requests += 1;
+            memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
+            latency += lat.shared_replay * passes.saturating_sub(1);
+        }
+        MemEffect::None => {}
+    }
+    latency
+}
+
+/// Takes the lanes that faulted out of the warp, recording the first
+/// [`MAX_RECORDS`] faults of the run.
+#[inline(always)]
+fn record_faults(
+    w: &mut Warp,
+    faults: &mut Vec<Fault>,
+    faults_total: &mut u64,
+    lanes: &[(u32, u32, FaultKind)],
+    pc: u32,
+    line: u32,
+    t: u64,
+) {
+    let mut faulted = 0u64;
+    for &(lane, address, kind) in lanes {
+        faulted |= 1 << lane;
+        *faults_total += 1;
+        if faults.len() < MAX_RECORDS {
+            faults.push(Fault {
+                warp: w.gid,
+                lane,
+                pc,
+                line,
+                address,
+                kind,
+                cycle: t,
+            });
+        }
+    }
+    w.faulted |= faulted;
+    w.live &= !faulted;
+}
+
+/// Retires the scoreboards whose producers finished, and sets the ones
+/// this instruction's control code names.
+#[inline(always)]
+fn set_scoreboards(w: &mut Warp, d: &Decoded, pc: u32, t: u64, latency: u32) {
+    let ins = &d.instr;
+    w.sb.retire(t);
+    if let Some(sb) = ins.control.write_barrier {
+        w.sb.set(Producer {
+            sb,
+            pc,
+            class: ins.class,
+            issued: t,
+            done: t + u64::from(latency),
+            read: false,
+        });
+    }
+    if let Some(sb) = ins.control.read_barrier {
+        w.sb.set(Producer {
+            sb,
+            pc,
+            class: ins.class,
+            issued: t,
+            done: t + u64::from(d.read_latency),
+            read: true,
+        });
+    }
+}
+
+/// Moves the warp's control flow past the instruction under its
+/// convergence model (branches, exits, barriers) and charges a taken
+/// branch. Returns whether the warp arrived at a block barrier.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn control_flow(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    active: u64,
+    error: &mut Option<RunError>,
+    t: u64,
+) -> bool {
+    let mut bar_arrived = false;
+    let mut taken_any = false;
+    let live = w.live();
+    match &mut w.conv {
+        Convergence::Stack(stack) => match d.instr.op {
+            Op::Bra { target } => {
+                w.counters.branches += 1;
+                taken_any = on != 0;
+                let b = convergence::stack::Branch {
+                    pc,
+                    target,
+                    taken: on,
+                    active,
+                    rpc: d.reconv,
+                };
+                if stack.branch(b, sh.cfg.taken_first, live) {
+                    w.counters.divergent_branches += 1;
+                }
+            }
+            Op::Break { .. } => {
+                w.counters.branches += 1;
+                if on != 0 && on != active {
+                    w.counters.divergent_branches += 1;
+                }
+                stack.goto(pc + 1, live);
+            }
+            Op::Exit => {
+                w.exited |= on;
+                w.live &= !on;
+                stack.goto(pc + 1, w.live);
+            }
+            Op::BarSync { .. } => {
+                stack.goto(pc + 1, live);
+                if on != 0 {
+                    w.at_bar = true;
+                    bar_arrived = true;
+                }
+            }
+            _ => stack.goto(pc + 1, live),
+        },
+        Convergence::Its(_) => {
+            let (arrived, taken) =
+                convergence::its::its_control(sh, w, d, pc, on, active, error, t);
+            bar_arrived = arrived;
+            taken_any = taken;
+        }
+    }
+    if taken_any {
+        w.branch_until = w.stall_until + u64::from(sh.cfg.latency.branch);
+    }
+    bar_arrived
 }
 
 /// Marks the last issue record as a divergence or a reconvergence.

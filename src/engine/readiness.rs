@@ -13,12 +13,100 @@ use super::config::GroupPolicy;
 use super::convergence::{Convergence, ItsState, LaneWait};
 use super::link::Decoded;
 use super::machine::{Shared, State};
-use super::sm::{Sm, Wheel};
+use super::sm::{SchedState, Sm, Wheel};
 use super::stats::{PcCounters, Reason};
 use super::warp::{Status, Warp};
 use crate::asm::ir::{Class, Op};
 
 impl State {
+    /// Files warp `w`, which issued at `t`, by its readiness from `t + 1`:
+    /// done, eligible from a known cycle, waiting out its stall count, or
+    /// evaluated now. Returns whether the warp is done.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn file_next(
+        sh: &Shared,
+        pcs: &mut [PcCounters],
+        eligible: &mut u64,
+        wheel: &mut Wheel,
+        sched: &[SchedState],
+        w: &mut Warp,
+        slot: u32,
+        pc: u32,
+        t: u64,
+    ) -> bool {
+        let code = &sh.code;
+        let next = t + 1;
+        if w.is_done() {
+            w.status = Status::Done { since: next };
+            w.at_bar = false;
+            return true;
+        }
+        // Nothing another warp does later in this cycle changes this
+        // warp's readiness (a barrier release re-wakes it), so its status
+        // from the next cycle is settled now.
+        //
+        // The common case: a stack warp not at a barrier whose next
+        // instruction is not a MUFU (the one whose readiness another warp
+        // can change, through the pipe) depends only on its own state, so
+        // its readiness once the stall count runs out is known now. Ready
+        // then, it is filed as eligible from that cycle, and the wake-up
+        // only sets its bit.
+        let at = w.stall_until.max(next);
+        let ready = match &w.conv {
+            // No MUFU pipe limit is passed: a MUFU next is excluded.
+            Convergence::Stack(_) if !w.at_bar => {
+                match readiness(code, w, at, 0, sh.cfg.group_policy) {
+                    Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
+                        Some((pc, lanes))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some((next_pc, lanes)) = ready {
+            w.status = Status::Eligible {
+                since: at,
+                wait_from: next,
+                pc: next_pc,
+                lanes,
+            };
+            if at == next {
+                *eligible |= 1 << slot;
+            } else {
+                w.wake_at = wheel.file_ready(next, at, slot);
+            }
+        } else if let Some(top_pc) = match &w.conv {
+            Convergence::Stack(st) if !w.at_bar && w.stall_until > next => st.top().map(|e| e.pc),
+            _ => None,
+        } {
+            // Inside its stall count: it waits until the count runs out,
+            // and is evaluated then.
+            w.status = Status::Blocked {
+                reason: Reason::Wait,
+                labelled: Reason::Wait,
+                since: next,
+                until: w.stall_until,
+                pc: top_pc,
+            };
+            w.wake_at = wheel.schedule(next, w.stall_until, slot);
+        } else {
+            // A placeholder from t + 1, replaced (and charged nothing) by
+            // the evaluation.
+            w.status = Status::Blocked {
+                reason: Reason::Wait,
+                labelled: Reason::Wait,
+                since: next,
+                until: next,
+                pc,
+            };
+            let sfu_free = sched[w.scheduler as usize].sfu_free;
+            Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, next);
+        }
+        false
+    }
+
     /// Charges the warp's current status up to `t` and replaces it.
     #[inline(always)]
     pub(crate) fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
