@@ -3,7 +3,6 @@
 //! program the loader accepts. Loading and running must never panic.
 #![no_main]
 
-
 use libfuzzer_sys::fuzz_target;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};

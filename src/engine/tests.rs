@@ -375,7 +375,7 @@ fn issue_order(sc: Setup) -> Vec<u32> {
     order
 }
 
-fn two_warps() -> Launch {
+pub(crate) fn two_warps() -> Launch {
     Launch {
         blocks: 1,
         block_dim: 64,
@@ -632,100 +632,4 @@ fn sources_of_every_kind_read_alike_at_every_width() {
         // 2 - l/2 > 0 for lanes 0..=3.
         assert_eq!(s.preds[2], 0b1111, "P2 width {width}");
     }
-}
-
-/// A register starting at `mul * tid + add` in every thread.
-#[derive(Debug)]
-struct Affine {
-    mul: u64,
-    add: u64,
-}
-
-impl ThreadInit for Affine {
-    fn value(&self, ids: &ThreadIds) -> u32 {
-        (self.mul * ids.tid + self.add) as u32
-    }
-}
-
-/// Odd lanes of each warp.
-#[derive(Debug)]
-struct OddLane;
-
-impl ThreadInit for OddLane {
-    fn value(&self, ids: &ThreadIds) -> u32 {
-        ids.lane & 1
-    }
-}
-
-#[test]
-fn each_thread_starts_with_the_values_its_kernel_gives() {
-    // Two blocks of 32: thread tid = 32 x block + lane starts with
-    // R1 = 3 x tid + 5 and P0 on odd lanes; the odd lanes add 1 to R1.
-    let prog = "
-    @P0 IADD3 R1, R1, 1, RZ
-    EXIT
-";
-    let launch = Launch {
-        blocks: 2,
-        block_dim: 32,
-        shared_bytes: 0,
-    };
-    let sc = kernel_with(prog, |_| {}, launch, vec![]);
-    let kernel = Kernel::clone(&sc.kernel)
-        .with_init(InitTarget::Reg(1), Arc::new(Affine { mul: 3, add: 5 }))
-        .with_init(InitTarget::Pred(0), Arc::new(OddLane));
-    let mut m = Machine::new(sc.config.clone(), Arc::new(kernel)).expect("fits");
-    m.set_keep_final_states(true);
-    m.run().expect("runs");
-    let states = m.final_states();
-    assert_eq!(states.len(), 2);
-    for s in states {
-        for lane in 0..32u32 {
-            let tid = 32 * s.warp + lane;
-            let want = 3 * tid + 5 + (lane & 1);
-            assert_eq!(
-                s.regs[(32 + lane) as usize],
-                want,
-                "warp {} lane {lane}",
-                s.warp
-            );
-        }
-        // P0 holds on the odd lanes: 0xaaaa_aaaa.
-        assert_eq!(s.preds[0], 0xaaaa_aaaa, "warp {}", s.warp);
-    }
-}
-
-#[test]
-fn a_machine_is_refused_a_kernel_it_cannot_run() {
-    let sc = kernel_with("EXIT\n", |_| {}, one_warp(), vec![]);
-    // Linked for a global latency of 400, run with 300.
-    let mut other = sc.config.clone();
-    other.latency.global = 300;
-    assert_eq!(
-        Machine::new(other, Arc::clone(&sc.kernel)).err(),
-        Some(ConfigError::LatencyMismatch)
-    );
-    // 64 threads of warps of 32 are 2 warps; the SM holds 1.
-    let two = kernel_with("EXIT\n", |m| m.max_warps_per_sm = 1, two_warps(), vec![]);
-    assert_eq!(
-        Machine::new(two.config.clone(), Arc::clone(&two.kernel)).err(),
-        Some(ConfigError::BlockTooLarge {
-            warps: 2,
-            max_warps_per_sm: 1
-        })
-    );
-    // Lane masks are 64 bits: a warp of 65 lanes is out of range.
-    let mut wide = sc.config.clone();
-    wide.warp_width = 65;
-    assert_eq!(
-        Machine::new(wide, Arc::clone(&sc.kernel)).err(),
-        Some(ConfigError::OutOfRange {
-            field: "warp_width",
-            value: 65,
-            min: 1,
-            max: 64,
-            why: Some("32 is an NVIDIA warp, 64 an AMD wavefront; lane masks are 64 bits"),
-        })
-    );
-    assert!(Machine::new(sc.config.clone(), Arc::clone(&sc.kernel)).is_ok());
 }

@@ -284,8 +284,12 @@ impl Scenario {
 
     /// Re-runs the assembler and links again after `machine` changed (the
     /// derived stall counts depend on `machine.latency.alu`, the linked
-    /// code carries every latency).
+    /// code carries every latency). Latencies the kernel was linked with
+    /// need neither: the program is linked once per set of latencies.
     pub fn reassemble(&mut self) -> Result<(), LoadError> {
+        if *self.kernel.latency() == self.machine.latency {
+            return Ok(());
+        }
         let src = error::SourceFile {
             file: self.origin.to_string(),
             text: &self.source,
