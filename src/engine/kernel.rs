@@ -168,6 +168,7 @@ impl Kernel {
         Arc::clone(&self.code)
     }
 
+    /// Constant bank 0: byte offset to value.
     pub fn constants(&self) -> &BTreeMap<u32, u32> {
         &self.constants
     }
@@ -177,14 +178,18 @@ impl Kernel {
         &self.latency
     }
 
+    /// The grid it is launched as.
     pub fn launch(&self) -> Launch {
         self.launch
     }
 
+    /// The global buffers at launch.
     pub fn buffers(&self) -> &[BufferSpec] {
         &self.buffers
     }
 
+    /// The registers and predicates each thread starts with (the rest
+    /// start at zero).
     pub fn inits(&self) -> &[InitialValue] {
         &self.inits
     }
