@@ -442,3 +442,24 @@ impl Machine {
         entries
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::tests::{kernel_with, one_warp};
+
+    #[test]
+    fn a_warp_is_viewed_by_its_id() {
+        let mut m = kernel_with("MOV R1, 1\nEXIT\n", |_| {}, one_warp(), vec![]).machine();
+        // Before the first cycle no block is dispatched.
+        assert_eq!(m.warp_view(0), None);
+        assert!(m.step());
+        // Cycle 0 issued the MOV at pc 0: all 32 lanes are next at pc 1.
+        let v = m.warp_view(0).expect("warp 0 is resident");
+        assert_eq!((v.warp, v.sm, v.pc, v.active), (0, 0, Some(1), 0xffff_ffff));
+        assert_eq!(m.warp_views(), vec![v]);
+        // One block of 32 threads is one warp, of lanes 0..=31.
+        assert_eq!(m.warp_view(1), None);
+        assert!(m.lane_view(0, 31).is_some());
+        assert_eq!(m.lane_view(0, 32), None);
+    }
+}
