@@ -8,7 +8,6 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use warpstep::engine::Machine;
 use warpstep::scenario::{Origin, Scenario};
 
 /// Each thread loops (idx % 8) + 1 times; a bounds check retires the tail
@@ -51,7 +50,7 @@ fn scenario(convergence: &str) -> Arc<Scenario> {
 }
 
 fn issued(sc: &Arc<Scenario>) -> u64 {
-    let mut m = Machine::new(Arc::clone(sc)).expect("links");
+    let mut m = sc.new_machine().expect("builds");
     m.run().expect("runs");
     m.totals().issued
 }
@@ -65,7 +64,7 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n));
         g.bench_function(model, |b| {
             b.iter(|| {
-                let mut m = Machine::new(Arc::clone(&sc)).expect("links");
+                let mut m = sc.new_machine().expect("builds");
                 // As `warpstep run` does: counters only, no per-cycle records.
                 m.set_record_issues(false);
                 m.run().expect("runs");

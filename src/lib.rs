@@ -18,6 +18,37 @@
 //! - `tui`: the interactive stepper;
 //! - `record`: recording and replaying stepping sessions;
 //! - `cli`: the command line.
+//!
+//! ## Driving a machine from another program
+//!
+//! A notebook, a web page or a test drives the engine the same way the TUI
+//! and the report do. Build an [`engine::MachineConfig`] (the hardware) and
+//! an [`engine::Kernel`] (a program linked against its constant bank and
+//! the machine's latencies, with its launch, buffers and per-thread initial
+//! values), or load a [`scenario::Scenario`], which builds both. Then
+//! [`engine::Machine::new`], advance it with `step` (one cycle), `run_until`
+//! (to a cycle) or `run` (to the end), and read it through the view
+//! ([`engine::view`]: warps, lanes and ready queues by id, as plain data)
+//! and the counters. Cloning a machine is a checkpoint.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use std::sync::Arc;
+//! use warpstep::engine::{Kernel, Launch, Machine, MachineConfig};
+//!
+//! let config = MachineConfig::default();
+//! let program = warpstep::asm::assemble("MOV R1, 7\nEXIT\n", config.latency.alu)?;
+//! let kernel = Kernel::link(program, BTreeMap::new(), &config.latency, Launch::default())?;
+//! let mut m = Machine::new(config, Arc::new(kernel))?;
+//! while m.step() {
+//!     for v in m.warp_views() {
+//!         let _ = (v.warp, v.pc, v.active, v.status);
+//!     }
+//! }
+//! assert!(m.finished());
+//! assert_eq!(m.totals().issued, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 // `LoadError` carries a whole diagnostic (file, span, source line, hint);
 // it is built once per failed load, so returning it unboxed costs nothing

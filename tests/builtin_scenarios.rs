@@ -1,10 +1,7 @@
 //! Every built-in scenario loads, runs to the end, and meets its `expect:`
 //! block, whose numbers were worked out by hand (see each file's comments).
 
-use std::sync::Arc;
-
 use warpstep::builtin;
-use warpstep::engine::Machine;
 use warpstep::report::Report;
 
 #[test]
@@ -21,12 +18,12 @@ fn every_builtin_meets_its_expectations() {
         };
         assert!(!sc.expect.is_empty(), "{name} has no expect: block");
         let expect = sc.expect.clone();
-        let mut m = Machine::new(Arc::new(sc)).expect("links");
+        let mut m = sc.new_machine().expect("builds");
         if let Err(e) = m.run() {
             failures.push(format!("{name}: {e}"));
             continue;
         }
-        let mut r = Report::new(&m);
+        let mut r = Report::new(&sc, &m);
         if !r.check_expectations(&expect) {
             for e in r.expect.iter().flatten().filter(|e| !e.ok) {
                 failures.push(format!(
@@ -45,7 +42,7 @@ fn every_builtin_meets_its_expectations() {
 fn every_builtin_accounts_one_reason_per_resident_warp_cycle() {
     for name in builtin::names() {
         let sc = builtin::resolve(name).expect("loads");
-        let mut m = Machine::new(Arc::new(sc)).expect("links");
+        let mut m = sc.new_machine().expect("builds");
         m.run().expect("runs");
         for r in m.warp_records() {
             assert_eq!(

@@ -1,9 +1,6 @@
 //! Independent thread scheduling against the SIMT stack, with cycle and
 //! slot counts worked out by hand from the timing model in the README.
 
-use std::sync::Arc;
-
-use warpstep::engine::Machine;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
 
@@ -16,9 +13,9 @@ fn run(text: &str, convergence: &str) -> Report {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
-    let mut m = Machine::new(Arc::new(sc)).expect("links");
+    let mut m = sc.new_machine().expect("builds");
     m.run().expect("runs");
-    Report::new(&m)
+    Report::new(&sc, &m)
 }
 
 /// Even lanes load a[tid] and add 1, odd lanes load b[tid] and double it;
@@ -178,9 +175,9 @@ fn without_bssy_its_groups_stay_split_after_the_branch() {
 #[test]
 fn a_stopped_run_reports_the_barriers_its_warps_wait_at() {
     let sc = Scenario::from_text(CROSSED, Origin::Builtin("crossed".into())).expect("loads");
-    let mut m = Machine::new(Arc::new(sc)).expect("links");
+    let mut m = sc.new_machine().expect("builds");
     assert!(m.run().is_err());
-    let r = Report::new(&m);
+    let r = Report::new(&sc, &m);
     let w = &r.warps[0];
     // Every lane waits: no group can issue.
     assert!(w.groups.is_empty());

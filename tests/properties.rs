@@ -721,7 +721,8 @@ fn load(c: &Case, convergence: &str) -> Result<Scenario, TestCaseError> {
 
 /// Builds, runs to the end with hazard checks and final states on.
 fn run(sc: &Scenario) -> Result<Machine, TestCaseError> {
-    let mut m = Machine::new(Arc::new(sc.clone()))
+    let mut m = sc
+        .new_machine()
         .map_err(|e| TestCaseError::fail(format!("does not link: {e}")))?;
     m.set_hazard_checks(true);
     m.set_keep_final_states(true);
@@ -927,7 +928,7 @@ struct Final {
 fn finals(m: &Machine, c: &Case) -> Result<Vec<Final>, TestCaseError> {
     let w = c.width as usize;
     let per_block = (c.block_dim as usize).div_ceil(w);
-    let out = m.global().buffer("out").unwrap_or_default();
+    let out = m.buffer("out").unwrap_or_default();
     let mut v: Vec<Option<Final>> = vec![None; c.threads()];
     let states = m.final_states();
     prop_assert_eq!(
@@ -1011,10 +1012,10 @@ fn check_against_oracle(
 // ----------------------------------------------------------- properties
 
 /// The counters of model.md and their invariants, for one run.
-fn check_counters(m: &Machine, c: &Case) -> Result<(), TestCaseError> {
+fn check_counters(sc: &Scenario, m: &Machine, c: &Case) -> Result<(), TestCaseError> {
     let w = u64::from(c.width);
     let t = m.totals();
-    let r = Report::new(m);
+    let r = Report::new(sc, m);
     // sum P <= sum A <= W * I, in total and per warp.
     prop_assert!(t.thread_inst_executed_pred_on <= t.thread_inst_executed);
     prop_assert!(t.thread_inst_executed <= w * t.issued);
@@ -1094,7 +1095,7 @@ fn check_counters(m: &Machine, c: &Case) -> Result<(), TestCaseError> {
         );
         // No block barriers, no BAR.SYNC: reasons that cannot occur.
         prop_assert_eq!(k.stalls.get(Reason::Barrier), 0);
-        if !c.barriers || m.scenario().machine.convergence == Convergence::Stack {
+        if !c.barriers || m.config().convergence == Convergence::Stack {
             prop_assert_eq!(k.stalls.get(Reason::ConvergenceBarrier), 0);
         }
         // A block's warps arrive and leave together.
@@ -1161,7 +1162,7 @@ proptest! {
         for conv in ["stack", "its"] {
             let sc = load(&c, conv)?;
             let m = run(&sc)?;
-            check_counters(&m, &c).map_err(|e| {
+            check_counters(&sc, &m, &c).map_err(|e| {
                 TestCaseError::fail(format!("{conv}: {e}\nprogram:\n{}", sc.program_text))
             })?;
         }
@@ -1209,14 +1210,14 @@ proptest! {
     #[test]
     fn runs_are_deterministic_and_stepping_equals_running(c in case(), its in any::<bool>()) {
         let sc = Arc::new(load(&c, if its { "its" } else { "stack" })?);
-        let report = |m: &Machine| Report::new(m).to_value();
-        let mut a = Machine::new(Arc::clone(&sc)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let report = |m: &Machine| Report::new(&sc, m).to_value();
+        let mut a = sc.new_machine().map_err(|e| TestCaseError::fail(e.to_string()))?;
         a.run().map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let mut b = Machine::new(Arc::clone(&sc)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut b = sc.new_machine().map_err(|e| TestCaseError::fail(e.to_string()))?;
         b.run().map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(report(&a), report(&b));
 
-        let mut s = Machine::new(Arc::clone(&sc)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut s = sc.new_machine().map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut steps = 0u64;
         while s.step() {
             steps += 1;
@@ -1224,7 +1225,7 @@ proptest! {
         }
         prop_assert_eq!(report(&s), report(&a));
 
-        let mut half = Machine::new(Arc::clone(&sc)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut half = sc.new_machine().map_err(|e| TestCaseError::fail(e.to_string()))?;
         half.run_until(a.cycle() / 2);
         let mut copy = half.clone();
         half.run().map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -1341,7 +1342,7 @@ fn oracle_agrees_with_a_hand_worked_program() {
         check_against_oracle(&got, &want, conv, &sc.program_text).unwrap_or_else(|e| panic!("{e}"));
         let outs: Vec<u32> = got.iter().map(|f| f.out).collect();
         assert_eq!(outs, [7, 7, 100, 100], "{conv}");
-        check_counters(&m, &c).unwrap_or_else(|e| panic!("{conv}: {e}"));
+        check_counters(&sc, &m, &c).unwrap_or_else(|e| panic!("{conv}: {e}"));
         // Stack: the loop runs 4 times for the warp (the longest trip).
         // Issued: MOV, BSSY, 4 x (IADD3, IADD3, ISETP, BRA), BSYNC, ISETP,
         // BSSY, BRA, then-side MOV + BRA, else-side MOV, BSYNC, LDG, STG,
@@ -1381,11 +1382,11 @@ fn load_and_run(text: &str) {
             sc.machine.max_cycles = sc.machine.max_cycles.min(20_000);
             // A scenario that loads must run: loading checks everything a
             // machine needs, so a machine that cannot be built is a bug.
-            let mut m = Machine::new(Arc::new(sc))
+            let mut m = sc.new_machine()
                 .unwrap_or_else(|e| panic!("a scenario that loads builds no machine: {e}"));
             m.set_hazard_checks(true);
             let _ = m.run();
-            let _ = Report::new(&m).to_value();
+            let _ = Report::new(&sc, &m).to_value();
         }
     }
 }
@@ -1531,7 +1532,7 @@ fn simd_efficiency_can_fall_below_1_over_w() {
     }
     text.push_str("  EXIT\n");
     let sc = Scenario::from_text(&text, Origin::Builtin("off".into())).expect("loads");
-    let mut m = Machine::new(Arc::new(sc)).expect("links");
+    let mut m = sc.new_machine().expect("builds");
     m.run().expect("runs");
     let t = m.totals();
     assert_eq!(t.issued, 11);

@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use ratatui::crossterm::event::KeyEvent;
 use serde_json::Value;
-use warpstep::engine::Machine;
 use warpstep::record::cast::{self, EventKind, KEY_DELAY};
 use warpstep::record::recorder::{self, Headless, Recorder, Screen};
 use warpstep::record::replay_headless;
@@ -90,7 +89,7 @@ fn record(sc: Scenario, keys: &str, w: u16, h: u16, ascii: bool) -> (String, App
 /// The label a marker should have after `n` cycles, from the engine
 /// stepped one cycle at a time (not from the recorder's code).
 fn label_by_hand(sc: &Scenario, n: u64) -> String {
-    let mut m = Machine::new(Arc::new(sc.clone())).expect("links");
+    let mut m = sc.new_machine().expect("builds");
     for _ in 0..n {
         m.step();
     }
@@ -110,7 +109,7 @@ fn label_by_hand(sc: &Scenario, n: u64) -> String {
 }
 
 fn report(app: &App) -> Value {
-    Report::new(app.machine()).to_value()
+    Report::new(app.scenario(), app.machine()).to_value()
 }
 
 /// Everything that decides the screens: numbers, cycle and selection.

@@ -115,8 +115,8 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
         direct.handle_key(k);
     }
     assert_eq!(
-        Report::new(replayed.machine()).to_value(),
-        Report::new(direct.machine()).to_value()
+        Report::new(replayed.scenario(), replayed.machine()).to_value(),
+        Report::new(direct.scenario(), direct.machine()).to_value()
     );
 }
 

@@ -3,10 +3,7 @@
 //! program the loader accepts. Loading and running must never panic.
 #![no_main]
 
-use std::sync::Arc;
-
 use libfuzzer_sys::fuzz_target;
-use warpstep::engine::Machine;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
 
@@ -30,11 +27,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     sc.machine.max_cycles = sc.machine.max_cycles.min(MAX_CYCLES);
-    let Ok(mut m) = Machine::new(Arc::new(sc)) else {
+    let Ok(mut m) = sc.new_machine() else {
         return;
     };
     m.set_hazard_checks(true);
     // Stopping at the cap or in a deadlock is a fine outcome; a panic is not.
     let _ = m.run();
-    let _ = Report::new(&m).to_value();
+    let _ = Report::new(&sc, &m).to_value();
 });

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use super::{Cli, CliError, Command, Format, Overrides, TuiArgs};
 use crate::builtin;
-use crate::engine::Machine;
 use crate::report::{Report, compare, text};
 use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
 use crate::tui::{self, App, Options};
@@ -87,7 +86,7 @@ fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
         animate: true,
     };
     let mut app =
-        App::new(Arc::new(scenario), options).map_err(|error| CliError::Link { origin, error })?;
+        App::new(Arc::new(scenario), options).map_err(|error| CliError::Machine { origin, error })?;
     tui::run_interactive(&mut app)?;
     Ok(0)
 }
@@ -106,11 +105,11 @@ fn load(arg: &str) -> Option<Scenario> {
 /// Runs a scenario to the end and builds its checked report.
 pub fn run_report(sc: Scenario) -> Result<Report, String> {
     let expect = sc.expect.clone();
-    let mut m = Machine::new(Arc::new(sc)).map_err(|e| e.to_string())?;
+    let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
     // A run that stops early still reports what it did.
     let _ = m.run();
-    let mut r = Report::new(&m);
+    let mut r = Report::new(&sc, &m);
     r.check_expectations(&expect);
     Ok(r)
 }
@@ -282,7 +281,7 @@ fn check(args: &[String], controls: bool) -> i32 {
             code = 2;
             continue;
         };
-        let mut m = match Machine::new(Arc::new(sc.clone())) {
+        let mut m = match sc.new_machine() {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("{}: {e}", sc.origin);
@@ -299,7 +298,7 @@ fn check(args: &[String], controls: bool) -> i32 {
         if sc.program.instrs.iter().any(|i| i.explicit_control) {
             m.set_record_issues(false);
             let _ = m.run();
-            for h in Report::new(&m).hazards {
+            for h in Report::new(&sc, &m).hazards {
                 outln!(
                     "warning: {}:{}: {} on {} by {} cycles (warp {}, pc {:04x}); the run \
                      follows the codes as hardware would",

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use commands::dispatch;
 
-use crate::asm::AsmError;
+use crate::engine::ConfigError;
 use crate::record::RecordError;
 use crate::scenario::LoadError;
 use crate::text::clean;
@@ -19,9 +19,9 @@ pub enum CliError {
     /// The scenario the stepper was asked to open does not load.
     #[error(transparent)]
     Load(#[from] LoadError),
-    /// The scenario loads but its program does not link.
+    /// The scenario loads but the machine it describes cannot be built.
     #[error("{}: {error}", clean(.origin))]
-    Link { origin: String, error: AsmError },
+    Machine { origin: String, error: ConfigError },
     #[error(transparent)]
     Tui(#[from] TuiError),
     #[error(transparent)]
@@ -33,7 +33,7 @@ impl CliError {
     /// 1 when the terminal or a file failed (the message and its causes).
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Load(_) | CliError::Link { .. } => 2,
+            CliError::Load(_) | CliError::Machine { .. } => 2,
             CliError::Tui(_) => 1,
             CliError::Record(e) => e.exit_code(),
         }

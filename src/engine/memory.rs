@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::scenario::BufferSpec;
+use super::kernel::BufferSpec;
 
 const PAGE: usize = 4096;
 const SECTOR: u32 = 32;
@@ -470,7 +470,7 @@ pub fn bank_passes(accesses: &[(u32, u32)], banks: u32, scratch: &mut Vec<(u32, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::ElemType;
+    use crate::engine::ElemType;
 
     #[test]
     fn sixteen_consecutive_words_in_one_line_are_one_transaction() {

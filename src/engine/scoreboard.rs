@@ -60,6 +60,7 @@ impl Scoreboards {
     }
 
     /// Outstanding producers on scoreboard `sb` at cycle `t`.
+    #[cfg(test)]
     pub fn count(&self, sb: u8, t: u64) -> u32 {
         self.pending
             .iter()

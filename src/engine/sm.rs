@@ -1,15 +1,15 @@
 //! A streaming multiprocessor: warp slots, resident blocks, warp
 //! schedulers and the event wheel that wakes stalled warps.
 
+use super::config::{MachineConfig, Policy};
 use super::memory::SharedMemory;
 use super::warp::Warp;
-use crate::scenario::Policy;
 
 /// Cycles the wheel can look ahead; a later wake is split into re-checks.
 pub const WHEEL: u64 = 1024;
 
 /// Warp schedulers an SM can have (a scenario is checked against it).
-pub const MAX_SCHEDULERS: usize = 4;
+pub const MAX_SCHEDULERS: usize = MachineConfig::MAX_SCHEDULERS as usize;
 
 /// Cycles ahead a warp can be filed as ready (see [`Wheel::file_ready`]):
 /// more than any stall count.
@@ -165,6 +165,9 @@ pub struct Sm {
     pub sched: [SchedState; MAX_SCHEDULERS],
     /// Warps of finished blocks, kept so launching a block reuses their
     /// allocations (register file, stack) instead of allocating anew.
+    // Boxed: a spare moves back into a slot (`Option<Box<Warp>>`) as a
+    // pointer, not as the whole warp.
+    #[allow(clippy::vec_box)]
     pub spare: Vec<Box<Warp>>,
     pub wheel: Wheel,
     /// Last cycle the shared-memory pipe accepted an instruction.

@@ -7,19 +7,36 @@ use std::sync::Arc;
 use super::stats::Reason;
 use super::*;
 use crate::asm::assemble;
-use crate::scenario::{
-    BufferSpec, Convergence as Model, ElemType, LaunchSpec, MachineSpec, Origin, Scenario,
-};
 
-pub(crate) fn scenario_with(
+/// A machine and the kernel it runs, built straight from program text:
+/// what a scenario would build, without a YAML document.
+pub(crate) struct Setup {
+    pub(crate) config: MachineConfig,
+    pub(crate) kernel: Arc<Kernel>,
+}
+
+impl Setup {
+    /// The machine at cycle 0.
+    pub(crate) fn machine(&self) -> Machine {
+        match Machine::new(self.config.clone(), Arc::clone(&self.kernel)) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// `program` assembled and linked for the default machine changed by
+/// `machine`, launched as `launch` with `buffers`. Constant bank 0 holds
+/// the block and grid dimensions, and the first buffer's base at 0x160.
+pub(crate) fn kernel_with(
     program: &str,
-    machine: impl FnOnce(&mut MachineSpec),
-    launch: LaunchSpec,
+    machine: impl FnOnce(&mut MachineConfig),
+    launch: Launch,
     buffers: Vec<BufferSpec>,
-) -> Arc<Scenario> {
-    let mut m = MachineSpec::default();
-    machine(&mut m);
-    let prog = match assemble(program, m.latency.alu) {
+) -> Setup {
+    let mut config = MachineConfig::default();
+    machine(&mut config);
+    let prog = match assemble(program, config.latency.alu) {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
     };
@@ -31,27 +48,18 @@ pub(crate) fn scenario_with(
     if let Some(b) = buffers.first() {
         constants.insert(0x160, b.base);
     }
-    Arc::new(Scenario {
-        origin: Origin::Builtin("test".into()),
-        source: String::new(),
-        version: 1,
-        name: "test".into(),
-        description: String::new(),
-        machine: m,
-        launch,
-        constants,
-        buffers,
-        inputs: Vec::new(),
-        program_text: program.into(),
-        program: prog,
-        program_line: 1,
-        program_indent: 0,
-        expect: Vec::new(),
-    })
+    let kernel = match Kernel::link(prog, constants, &config.latency, launch) {
+        Ok(k) => k.with_buffers(buffers),
+        Err(e) => panic!("{e}"),
+    };
+    Setup {
+        config,
+        kernel: Arc::new(kernel),
+    }
 }
 
-pub(crate) fn one_warp() -> LaunchSpec {
-    LaunchSpec {
+pub(crate) fn one_warp() -> Launch {
+    Launch {
         blocks: 1,
         block_dim: 32,
         shared_bytes: 49152,
@@ -68,8 +76,8 @@ pub(crate) fn words(name: &str, len: u32, f: impl Fn(u32) -> u32) -> BufferSpec 
     }
 }
 
-fn run(sc: Arc<Scenario>) -> Machine {
-    let mut m = Machine::new(sc).expect("links");
+fn run(sc: Setup) -> Machine {
+    let mut m = sc.machine();
     m.run().expect("runs");
     m
 }
@@ -89,7 +97,7 @@ const PREDICATED: &str = "
 
 #[test]
 fn predicated_if_else_counts_and_cycles() {
-    let m = run(scenario_with(PREDICATED, |_| {}, one_warp(), vec![]));
+    let m = run(kernel_with(PREDICATED, |_| {}, one_warp(), vec![]));
     let c = m.totals();
     assert_eq!(c.issued, 5);
     // 32 + 32 + 16 + 16 + 32 predicated-on lanes over 5 x 32 slots.
@@ -120,7 +128,7 @@ join:
 
 #[test]
 fn branch_if_else_on_the_stack() {
-    let m = run(scenario_with(BRANCHY, |_| {}, one_warp(), vec![]));
+    let m = run(kernel_with(BRANCHY, |_| {}, one_warp(), vec![]));
     let c = m.totals();
     // S2R, ISETP, BRA (32 active), else (16), then (16), BRA join (16), EXIT.
     assert_eq!(c.issued, 7);
@@ -149,7 +157,7 @@ fn a_stall_count_is_charged_as_it_elapses() {
     IADD3 R2, R1, 1, RZ
     EXIT
 ";
-    let mut m = Machine::new(scenario_with(prog, |_| {}, one_warp(), vec![])).expect("links");
+    let mut m = kernel_with(prog, |_| {}, one_warp(), vec![]).machine();
     let mut seen = Vec::new();
     while m.step() {
         let now = m.cycle();
@@ -188,7 +196,7 @@ const LOAD_USE: &str = "
 
 #[test]
 fn load_then_dependent_use_takes_the_global_latency() {
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         LOAD_USE,
         |_| {},
         one_warp(),
@@ -208,7 +216,7 @@ fn load_then_dependent_use_takes_the_global_latency() {
     // 128 contiguous bytes, 128-aligned: 4 sectors, 1 line per request.
     assert_eq!((mem.global_sectors, mem.global_transactions), (8, 2));
     assert_eq!((mem.requested_bytes, mem.transferred_bytes), (256, 256));
-    let data = m.global().buffer("data").expect("buffer");
+    let data = m.buffer("data").expect("buffer");
     for i in 0..32u32 {
         let v = u32::from_le_bytes(data[4 * i as usize..4 * i as usize + 4].try_into().unwrap());
         assert_eq!(v, 2 * i);
@@ -224,7 +232,7 @@ fn consumer_of_two_loads_on_one_scoreboard_waits_for_the_later() {
         [B--2---:R-:W-:-:S04] IADD3 R6, R3, R5, RZ
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |_| {},
         one_warp(),
@@ -247,7 +255,7 @@ fn wrong_control_codes_are_reported_as_hazards() {
         [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |_| {},
         one_warp(),
@@ -272,7 +280,7 @@ fn out_of_bounds_lanes_fault_and_the_rest_continue() {
         EXIT
     ";
     // 24 words: lanes 24..31 read past the end.
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |_| {},
         one_warp(),
@@ -293,12 +301,12 @@ fn out_of_bounds_lanes_fault_and_the_rest_continue() {
 
 #[test]
 fn partial_warp_lanes_are_never_launched() {
-    let launch = LaunchSpec {
+    let launch = Launch {
         blocks: 1,
         block_dim: 20,
         shared_bytes: 0,
     };
-    let m = run(scenario_with(PREDICATED, |_| {}, launch, vec![]));
+    let m = run(kernel_with(PREDICATED, |_| {}, launch, vec![]));
     let c = m.totals();
     // 20 live lanes: S2R, ISETP, EXIT 20 on; @P0 16 on; @!P0 4 on.
     assert_eq!(c.thread_inst_executed, 100);
@@ -309,12 +317,12 @@ fn partial_warp_lanes_are_never_launched() {
 
 #[test]
 fn every_resident_cycle_has_exactly_one_reason() {
-    let launch = LaunchSpec {
+    let launch = Launch {
         blocks: 6,
         block_dim: 96,
         shared_bytes: 0,
     };
-    let sc = scenario_with(
+    let sc = kernel_with(
         LOAD_USE,
         |m| {
             m.max_warps_per_sm = 8;
@@ -338,9 +346,9 @@ fn every_resident_cycle_has_exactly_one_reason() {
 
 #[test]
 fn its_splits_and_merges_by_pc() {
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         BRANCHY,
-        |m| m.convergence = Model::Its,
+        |m| m.convergence = Convergence::Its,
         one_warp(),
         vec![],
     ));
@@ -353,8 +361,8 @@ fn its_splits_and_merges_by_pc() {
 }
 
 /// Which warp issued in each cycle, stepping to the end.
-fn issue_order(sc: Arc<Scenario>) -> Vec<u32> {
-    let mut m = Machine::new(sc).expect("links");
+fn issue_order(sc: Setup) -> Vec<u32> {
+    let mut m = sc.machine();
     let mut order = Vec::new();
     while m.step() {
         order.extend(
@@ -367,8 +375,8 @@ fn issue_order(sc: Arc<Scenario>) -> Vec<u32> {
     order
 }
 
-fn two_warps() -> LaunchSpec {
-    LaunchSpec {
+pub(crate) fn two_warps() -> Launch {
+    Launch {
         blocks: 1,
         block_dim: 64,
         shared_bytes: 0,
@@ -377,7 +385,7 @@ fn two_warps() -> LaunchSpec {
 
 #[test]
 fn mufu_pipe_throttles_the_second_warp() {
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         "MUFU.RCP R1, R0\nEXIT\n",
         |_| {},
         two_warps(),
@@ -395,7 +403,7 @@ fn mufu_pipe_throttles_the_second_warp() {
 #[test]
 fn two_schedulers_contend_for_the_memory_pipe() {
     let text = "MOV R2, c[0x0][0x160]\nLDG.E R1, [R2]\nEXIT\n";
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |m| m.schedulers = 2,
         two_warps(),
@@ -411,7 +419,7 @@ fn two_schedulers_contend_for_the_memory_pipe() {
 
 #[test]
 fn taken_branches_pay_the_branch_latency() {
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         "BRA next\nnext:\nEXIT\n",
         |m| m.latency.branch = 3,
         one_warp(),
@@ -434,7 +442,7 @@ fn depbar_waits_until_few_enough_loads_remain() {
         [B0-----:R-:W-:-:S01] IADD3 R7, R5, 1, RZ
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |_| {},
         one_warp(),
@@ -451,20 +459,20 @@ fn depbar_waits_until_few_enough_loads_remain() {
 fn yield_hands_the_scheduler_to_another_warp_under_gto() {
     let with = "[B------:R-:W-:Y:S01] NOP\n[B------:R-:W-:-:S01] NOP\n[B------:R-:W-:-:S01] EXIT\n";
     let without = with.replace(":Y:", ":-:");
-    let gto = |m: &mut MachineSpec| m.policy = crate::scenario::Policy::Gto;
+    let gto = |m: &mut MachineConfig| m.policy = Policy::Gto;
     // Greedy stays on warp 0 unless it yields.
     assert_eq!(
-        issue_order(scenario_with(&without, gto, two_warps(), vec![])),
+        issue_order(kernel_with(&without, gto, two_warps(), vec![])),
         vec![0, 0, 0, 1, 1, 1]
     );
     assert_eq!(
-        issue_order(scenario_with(with, gto, two_warps(), vec![])),
+        issue_order(kernel_with(with, gto, two_warps(), vec![])),
         vec![0, 1, 0, 0, 1, 1]
     );
     // Loose round robin alternates either way.
-    let lrr = |_: &mut MachineSpec| {};
+    let lrr = |_: &mut MachineConfig| {};
     assert_eq!(
-        issue_order(scenario_with(&without, lrr, two_warps(), vec![])),
+        issue_order(kernel_with(&without, lrr, two_warps(), vec![])),
         vec![0, 1, 0, 1, 0, 1]
     );
 }
@@ -477,7 +485,7 @@ fn overwriting_a_store_source_too_early_is_a_war_hazard() {
         [B------:R-:W-:-:S01] MOV R4, 0x7
         [B------:R-:W-:-:S01] EXIT
     ";
-    let m = run(scenario_with(
+    let m = run(kernel_with(
         text,
         |_| {},
         one_warp(),
@@ -496,11 +504,16 @@ fn overwriting_a_store_source_too_early_is_a_war_hazard() {
 #[test]
 fn derived_codes_never_break_a_dependence() {
     for sc in [
-        scenario_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]),
-        scenario_with(BRANCHY, |_| {}, one_warp(), vec![]),
-        scenario_with(BRANCHY, |m| m.convergence = Model::Its, one_warp(), vec![]),
+        kernel_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]),
+        kernel_with(BRANCHY, |_| {}, one_warp(), vec![]),
+        kernel_with(
+            BRANCHY,
+            |m| m.convergence = Convergence::Its,
+            one_warp(),
+            vec![],
+        ),
     ] {
-        let mut m = Machine::new(sc).expect("links");
+        let mut m = sc.machine();
         m.set_hazard_checks(true);
         m.run().expect("runs");
         assert!(m.hazards().is_empty(), "{:?}", m.hazards());
@@ -510,25 +523,13 @@ fn derived_codes_never_break_a_dependence() {
 #[test]
 fn max_cycles_stops_a_runaway_loop_at_the_limit() {
     let text = "spin:\nBRA spin\n";
-    let mut m = Machine::new(scenario_with(
-        text,
-        |m| m.max_cycles = 50,
-        one_warp(),
-        vec![],
-    ))
-    .expect("links");
+    let mut m = kernel_with(text, |m| m.max_cycles = 50, one_warp(), vec![]).machine();
     let err = m.run().unwrap_err();
     assert_eq!(err, RunError::MaxCycles { limit: 50 });
     // The error is set when the 50th cycle has been simulated.
     assert_eq!(m.cycle(), 50);
     assert!(err.to_string().contains("max_cycles"));
-    let mut m2 = Machine::new(scenario_with(
-        text,
-        |m| m.max_cycles = 50,
-        one_warp(),
-        vec![],
-    ))
-    .expect("links");
+    let mut m2 = kernel_with(text, |m| m.max_cycles = 50, one_warp(), vec![]).machine();
     for _ in 0..50 {
         m2.step();
     }
@@ -538,13 +539,7 @@ fn max_cycles_stops_a_runaway_loop_at_the_limit() {
 
 #[test]
 fn skipping_idle_cycles_leaves_no_stale_issue_records() {
-    let mut m = Machine::new(scenario_with(
-        LOAD_USE,
-        |_| {},
-        one_warp(),
-        vec![words("data", 32, |i| i)],
-    ))
-    .expect("links");
+    let mut m = kernel_with(LOAD_USE, |_| {}, one_warp(), vec![words("data", 32, |i| i)]).machine();
     m.run_until(10);
     assert_eq!(m.issues().len(), 1, "the LDG issued in cycle 9");
     m.run_until(300);
@@ -561,7 +556,7 @@ fn bank_conflicts_replay_the_shared_access() {
             "S2R R0, SR_LANEID\nIMAD R1, R0, {}, RZ\nLDS R2, [R1]\nIADD3 R3, R2, 1, RZ\nEXIT\n",
             4 * stride
         );
-        let m = run(scenario_with(&text, |_| {}, one_warp(), vec![]));
+        let m = run(kernel_with(&text, |_| {}, one_warp(), vec![]));
         assert_eq!(
             m.memory_counters().shared_bank_conflicts,
             passes - 1,
@@ -593,13 +588,13 @@ fn sources_of_every_kind_read_alike_at_every_width() {
         EXIT
     ";
     for width in [32u32, 8] {
-        let launch = LaunchSpec {
+        let launch = Launch {
             blocks: 1,
             block_dim: width,
             shared_bytes: 0,
         };
-        let sc = scenario_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
-        let mut m = Machine::new(sc).expect("links");
+        let sc = kernel_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
+        let mut m = sc.machine();
         m.set_keep_final_states(true);
         m.run().expect("runs");
         let states = m.final_states();

@@ -1,15 +1,19 @@
-//! Read-only views of the machine for frontends (the TUI, the report).
+//! Read-only views of the machine for frontends (the TUI, the report, any
+//! other program).
 //!
-//! Everything here is computed from the state without changing it: the
-//! status shown for a warp is what it would be evaluated as in the cycle
-//! about to be simulated.
+//! Every function takes ids (SM, scheduler, warp, lane) and returns plain
+//! data, never the engine's own structures, so a frontend depends on this
+//! file only. Everything is computed from the state without changing it:
+//! the status shown for a warp is what it would be evaluated as in the
+//! cycle about to be simulated.
 
-use super::convergence::{Convergence, LaneWait, StackEntry};
+use super::convergence::{self, Convergence};
+use super::machine::Machine;
+use super::readiness::{Readiness, readiness};
 use super::scoreboard::Producer;
 use super::stats::{Counters, Reason};
 use super::warp::Warp;
-use super::{Machine, Readiness, readiness};
-use crate::asm::ir::SCOREBOARDS;
+use crate::asm::ir::{Class, SCOREBOARDS};
 
 /// One lane's state, for the mask grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,14 +59,74 @@ pub enum WarpStatus {
     Exited,
 }
 
+/// An instruction in flight that a scoreboard counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducerView {
+    pub sb: u8,
+    /// Instruction index of the producer.
+    pub pc: u32,
+    pub class: Class,
+    /// Cycle it issued.
+    pub issued: u64,
+    /// Cycle from which the scoreboard no longer counts it.
+    pub done: u64,
+    /// True when this is a read barrier (operands read), not a result.
+    pub read: bool,
+}
+
+impl From<Producer> for ProducerView {
+    fn from(p: Producer) -> Self {
+        ProducerView {
+            sb: p.sb,
+            pc: p.pc,
+            class: p.class,
+            issued: p.issued,
+            done: p.done,
+            read: p.read,
+        }
+    }
+}
+
 /// One scoreboard's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScoreboardView {
     pub index: u8,
     pub pending: u32,
     /// The producer completing last.
-    pub producer: Option<Producer>,
+    pub producer: Option<ProducerView>,
     pub cycles_left: u64,
+}
+
+/// One entry of a `stack` warp's SIMT reconvergence stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackEntryView {
+    pub pc: u32,
+    /// Reconvergence pc (`EXIT_PC`: the lanes only meet at exit).
+    pub rpc: u32,
+    pub mask: u64,
+}
+
+/// What an `its` lane waits for, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneWait {
+    Running,
+    /// At `BSYNC Bn` until every participant arrived or left.
+    Bsync(u8),
+    /// At `WARPSYNC` until every lane of its mask arrived.
+    Warpsync,
+    /// At `BAR.SYNC` until the whole block arrived.
+    Bar,
+}
+
+impl From<convergence::LaneWait> for LaneWait {
+    fn from(w: convergence::LaneWait) -> Self {
+        match w {
+            convergence::LaneWait::Running => LaneWait::Running,
+            convergence::LaneWait::Bsync(b) => LaneWait::Bsync(b),
+            convergence::LaneWait::Warpsync => LaneWait::Warpsync,
+            convergence::LaneWait::Bar => LaneWait::Bar,
+        }
+    }
 }
 
 /// Everything the panes show about one resident warp.
@@ -82,7 +146,7 @@ pub struct WarpView {
     pub exited: u64,
     pub faulted: u64,
     pub lanes: Vec<LaneState>,
-    pub stack: Vec<StackEntry>,
+    pub stack: Vec<StackEntryView>,
     pub groups: Vec<GroupView>,
     pub barriers: Vec<BarrierView>,
     /// Lanes waiting at a convergence barrier, WARPSYNC or block barrier.
@@ -128,7 +192,7 @@ pub struct LaneView {
 
 impl Machine {
     /// A resident warp by global index, with its SM.
-    pub fn resident_warp(&self, warp: u32) -> Option<(u32, &Warp)> {
+    pub(crate) fn resident_warp(&self, warp: u32) -> Option<(u32, &Warp)> {
         self.st.sms.iter().find_map(|sm| {
             sm.slots
                 .iter()
@@ -145,7 +209,7 @@ impl Machine {
             return None;
         }
         let bit = 1u64 << lane;
-        let state = self.warp_view(sm, w).lanes[lane as usize];
+        let state = self.view_of(sm, w).lanes[lane as usize];
         let live = w.live() & bit != 0;
         let (pc, wait) = match &w.conv {
             Convergence::Stack(s) => (
@@ -159,17 +223,19 @@ impl Machine {
             ),
             Convergence::Its(its) => (
                 live.then_some(its.pc[lane as usize]),
-                Some(its.wait[lane as usize]).filter(|&x| live && x != LaneWait::Running),
+                Some(its.wait[lane as usize])
+                    .filter(|&x| live && x != convergence::LaneWait::Running)
+                    .map(LaneWait::from),
             ),
         };
-        let regs = (0..self.sh.scenario.program.num_regs.min(255))
+        let regs = (0..self.sh.kernel.program().num_regs.min(255))
             .map(|r| w.reg(r as u8, lane))
             .collect();
         let preds = (0..7).fold(0u8, |m, p| m | (((w.preds[p] >> lane) & 1) as u8) << p);
         Some(LaneView {
             warp,
             lane,
-            tid: u64::from(w.block) * u64::from(self.sh.scenario.launch.block_dim)
+            tid: u64::from(w.block) * u64::from(self.sh.cfg.block_dim)
                 + u64::from(w.in_block) * u64::from(w.width)
                 + u64::from(lane),
             state,
@@ -188,13 +254,7 @@ impl Machine {
             .get(sm as usize)
             .and_then(|s| s.sched[..s.schedulers].get(w.scheduler as usize))
             .map_or(0, |st| st.sfu_free);
-        match readiness(
-            &self.sh.code,
-            w,
-            t,
-            sfu_free,
-            self.sh.scenario.machine.group_policy,
-        ) {
+        match readiness(&self.sh.code, w, t, sfu_free, self.sh.cfg.group_policy) {
             Readiness::Ready { pc, lanes } => (WarpStatus::Eligible, Some(pc), lanes),
             Readiness::Blocked {
                 reason,
@@ -219,8 +279,14 @@ impl Machine {
         }
     }
 
-    /// A view of one resident warp.
-    pub fn warp_view(&self, sm: u32, w: &Warp) -> WarpView {
+    /// Resident warp `warp` (global index), if it is on an SM.
+    pub fn warp_view(&self, warp: u32) -> Option<WarpView> {
+        let (sm, w) = self.resident_warp(warp)?;
+        Some(self.view_of(sm, w))
+    }
+
+    /// A view of resident warp `w` on SM `sm`.
+    fn view_of(&self, sm: u32, w: &Warp) -> WarpView {
         let t = self.st.cycle;
         let (status, pc, active) = self.status_of(sm, w);
         let guard = pc
@@ -229,7 +295,14 @@ impl Machine {
         let live = w.live();
         let (stack, groups, barriers, waiting) = match &w.conv {
             Convergence::Stack(s) => (
-                s.entries.clone(),
+                s.entries
+                    .iter()
+                    .map(|e| StackEntryView {
+                        pc: e.pc,
+                        rpc: e.rpc,
+                        mask: e.mask,
+                    })
+                    .collect(),
                 Vec::new(),
                 Vec::new(),
                 if w.at_bar { live } else { 0 },
@@ -279,7 +352,7 @@ impl Machine {
                 ScoreboardView {
                     index: i as u8,
                     pending,
-                    producer,
+                    producer: producer.map(ProducerView::from),
                     cycles_left: producer.map_or(0, |p| p.done.saturating_sub(t)),
                 }
             })
@@ -326,7 +399,7 @@ impl Machine {
                 sm.slots
                     .iter()
                     .filter_map(Option::as_ref)
-                    .map(move |w| self.warp_view(sm.id, w))
+                    .map(move |w| self.view_of(sm.id, w))
             })
             .collect()
     }
@@ -337,7 +410,7 @@ impl Machine {
         let Some(s) = self.st.sms.get(sm as usize) else {
             return Vec::new();
         };
-        let policy = self.sh.scenario.machine.policy;
+        let policy = self.sh.cfg.policy;
         let order = s.policy_order(k as usize, policy);
         let mut eligible = 0u64;
         let mut entries: Vec<QueueEntry> = order
@@ -367,5 +440,26 @@ impl Machine {
             }
         }
         entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::tests::{kernel_with, one_warp};
+
+    #[test]
+    fn a_warp_is_viewed_by_its_id() {
+        let mut m = kernel_with("MOV R1, 1\nEXIT\n", |_| {}, one_warp(), vec![]).machine();
+        // Before the first cycle no block is dispatched.
+        assert_eq!(m.warp_view(0), None);
+        assert!(m.step());
+        // Cycle 0 issued the MOV at pc 0: all 32 lanes are next at pc 1.
+        let v = m.warp_view(0).expect("warp 0 is resident");
+        assert_eq!((v.warp, v.sm, v.pc, v.active), (0, 0, Some(1), 0xffff_ffff));
+        assert_eq!(m.warp_views(), vec![v]);
+        // One block of 32 threads is one warp, of lanes 0..=31.
+        assert_eq!(m.warp_view(1), None);
+        assert!(m.lane_view(0, 31).is_some());
+        assert_eq!(m.lane_view(0, 32), None);
     }
 }

@@ -23,7 +23,7 @@ pub mod recorder;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
 
-use crate::asm::AsmError;
+use crate::engine::ConfigError;
 use crate::builtin;
 use crate::scenario::{LoadError, Origin, Scenario};
 use crate::session::Session;
@@ -39,9 +39,9 @@ use cast::{Cast, CastError};
 pub enum RecordError {
     #[error(transparent)]
     Load(#[from] LoadError),
-    /// The scenario loads but its program does not link.
+    /// The scenario loads but the machine it describes cannot be built.
     #[error("{}: {error}", clean(.origin))]
-    Link { origin: String, error: AsmError },
+    Machine { origin: String, error: ConfigError },
     #[error(
         "error: recording a session needs a terminal; \
          `warpstep record SCENARIO --keys \"10n p q\" -o FILE.cast` records without one"
@@ -106,7 +106,7 @@ impl RecordError {
 /// written.
 fn linked(sc: Arc<Scenario>) -> Result<Arc<Scenario>, RecordError> {
     if let Err(error) = Session::new(Arc::clone(&sc)) {
-        return Err(RecordError::Link {
+        return Err(RecordError::Machine {
             origin: sc.origin.to_string(),
             error,
         });

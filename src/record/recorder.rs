@@ -272,7 +272,7 @@ pub fn record_live<W: Write>(
         color: tui::theme::Theme::color_from_env(),
         animate: true,
     };
-    let mut app = App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Link {
+    let mut app = App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Machine {
         origin: scenario.origin.to_string(),
         error,
     })?;

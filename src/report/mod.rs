@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::engine::Machine;
 use crate::engine::stats::{Counters, Reason, ReasonCounts, ratio};
-use crate::scenario::{Convergence, Policy};
+use crate::scenario::{Convergence, Policy, Scenario};
 
 /// Warp-cycles per stall reason, serialised as a map in a fixed order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,9 +199,9 @@ fn num(v: Option<f64>) -> Value {
 }
 
 impl Report {
-    /// Builds the report of a machine (finished or not: the counters so far).
-    pub fn new(m: &Machine) -> Report {
-        let sc = m.scenario();
+    /// Builds the report of a machine running scenario `sc` (finished or
+    /// not: the counters so far).
+    pub fn new(sc: &Scenario, m: &Machine) -> Report {
         let w = m.width();
         let c: Counters = m.totals();
         let ls = c.lane_slots(w);

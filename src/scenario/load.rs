@@ -1,10 +1,16 @@
 //! From text to a validated [`Scenario`], section by section.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use super::error::{Pos, SourceFile};
 use super::raw::{Node, RawScenario};
 use super::{
-    LoadError, Origin, Scenario, constants, expect, inputs, leaf, machine, memory, program,
+    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, constants, expect,
+    inputs, leaf, machine, memory, program,
 };
+use crate::asm::Program;
+use crate::engine::{Kernel, Launch};
 
 /// Loads `text`; `origin` names it in messages.
 pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
@@ -90,9 +96,18 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let program_text = leaf::string(&src, program_leaf, "program")?;
     let anchor = program::anchor(&src, program_leaf, &program_text);
     let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
-    // Every `c[0x0][..]` the program reads must be set.
-    crate::engine::link(&program, &constants, &machine.latency)
-        .map_err(|e| program::map_error(&src, &program_text, anchor, &e))?;
+    // Linking checks that every `c[0x0][..]` the program reads is set.
+    let kernel = kernel(
+        &src,
+        &program,
+        &program_text,
+        anchor,
+        &machine,
+        &launch,
+        &constants,
+        &buffers,
+        &inputs,
+    )?;
 
     let expect = expect::load_expect(&src, raw.expect.as_ref())?;
 
@@ -112,7 +127,36 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         program_line: anchor.0,
         program_indent: anchor.1,
         expect,
+        kernel: Arc::new(kernel),
     })
+}
+
+/// Links the program for `machine` and gathers what its launch needs: the
+/// one place a scenario becomes the engine's input.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn kernel(
+    src: &SourceFile<'_>,
+    program: &Program,
+    program_text: &str,
+    anchor: (u32, u32),
+    machine: &MachineSpec,
+    launch: &LaunchSpec,
+    constants: &BTreeMap<u32, u32>,
+    buffers: &[BufferSpec],
+    inputs: &[InputSpec],
+) -> Result<Kernel, LoadError> {
+    let k = Kernel::link(
+        program.clone(),
+        constants.clone(),
+        &machine.latency,
+        Launch::from(*launch),
+    )
+    .map_err(|e| program::map_error(src, program_text, anchor, &e))?;
+    let k = inputs.iter().fold(
+        k.with_buffers(buffers.to_vec()).with_first_line(anchor.0),
+        |k, i| k.with_init(i.target, Arc::new(i.clone())),
+    );
+    Ok(k)
 }
 
 /// Nothing but whitespace, comments and document markers.

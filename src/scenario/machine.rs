@@ -6,6 +6,7 @@ use serde_saphyr::Spanned;
 use super::error::{Pos, SourceFile};
 use super::raw::{Leaf, Node, RawLaunch, RawMachine};
 use super::{Convergence, GroupPolicy, LaunchSpec, LoadError, MachineSpec, Policy, leaf};
+use crate::engine::{ConfigError, MachineConfig};
 
 /// Most threads a grid may have: keeps per-thread state and load-time input
 /// checks bounded.
@@ -15,164 +16,70 @@ pub(super) const MAX_SHARED_BYTES: u32 = 233_472;
 /// Shared memory per block when `launch.shared_bytes` is not given.
 pub(super) const DEFAULT_SHARED_BYTES: u32 = 49_152;
 
-/// A numeric key's range, and why it has that range.
+/// A launch key's range, and why it has that range.
 struct Limit {
     key: &'static str,
     min: u64,
     max: u64,
     why: Option<&'static str>,
-    get: fn(&MachineSpec, &LaunchSpec) -> u64,
+    get: fn(&LaunchSpec) -> u64,
 }
 
-const U32: u64 = u32::MAX as u64;
-
-/// Every numeric machine and launch key. Loading reads each key against its
-/// entry here, and [`check`] re-checks them all (for command-line overrides),
-/// so the two can never disagree.
+/// Every numeric launch key. The machine's keys are the engine's
+/// [`MachineConfig::LIMITS`] under `machine.`. Loading reads each key
+/// against its range, and [`check`] re-checks them all (for command-line
+/// overrides), so the two can never disagree.
 const LIMITS: &[Limit] = &[
-    Limit {
-        key: "machine.warp_width",
-        min: 1,
-        max: 64,
-        why: Some("32 is an NVIDIA warp, 64 an AMD wavefront; lane masks are 64 bits"),
-        get: |m, _| m.warp_width.into(),
-    },
-    Limit {
-        key: "machine.schedulers",
-        min: 1,
-        max: crate::engine::sm::MAX_SCHEDULERS as u64,
-        why: Some("an SM has at most 4 warp schedulers"),
-        get: |m, _| m.schedulers.into(),
-    },
-    Limit {
-        key: "machine.sms",
-        min: 1,
-        max: 1024,
-        why: None,
-        get: |m, _| m.sms.into(),
-    },
-    Limit {
-        key: "machine.max_warps_per_sm",
-        min: 1,
-        max: 64,
-        why: Some("warp slots are tracked in a 64-bit mask"),
-        get: |m, _| m.max_warps_per_sm.into(),
-    },
-    Limit {
-        key: "machine.max_blocks_per_sm",
-        min: 1,
-        max: U32,
-        why: None,
-        get: |m, _| m.max_blocks_per_sm.into(),
-    },
-    Limit {
-        key: "machine.shared_banks",
-        min: 1,
-        max: 64,
-        why: Some("32 banks of 4 bytes on every NVIDIA GPU since Kepler"),
-        get: |m, _| m.shared_banks.into(),
-    },
-    Limit {
-        key: "machine.latency.alu",
-        min: 1,
-        max: 64,
-        why: Some("fixed-latency results are covered by stall counts, at most 64 cycles"),
-        get: |m, _| m.latency.alu.into(),
-    },
-    Limit {
-        key: "machine.latency.sfu",
-        min: 1,
-        max: U32,
-        why: Some("a variable-latency result takes at least a cycle"),
-        get: |m, _| m.latency.sfu.into(),
-    },
-    Limit {
-        key: "machine.latency.shared",
-        min: 1,
-        max: U32,
-        why: Some("a variable-latency result takes at least a cycle"),
-        get: |m, _| m.latency.shared.into(),
-    },
-    Limit {
-        key: "machine.latency.global",
-        min: 1,
-        max: U32,
-        why: Some("a variable-latency result takes at least a cycle"),
-        get: |m, _| m.latency.global.into(),
-    },
-    Limit {
-        key: "machine.latency.global_per_extra_line",
-        min: 0,
-        max: U32,
-        why: None,
-        get: |m, _| m.latency.global_per_extra_line.into(),
-    },
-    Limit {
-        key: "machine.latency.branch",
-        min: 0,
-        max: U32,
-        why: None,
-        get: |m, _| m.latency.branch.into(),
-    },
-    Limit {
-        key: "machine.latency.sfu_interval",
-        min: 1,
-        max: U32,
-        why: Some("the pipe accepts one instruction per this many cycles"),
-        get: |m, _| m.latency.sfu_interval.into(),
-    },
-    Limit {
-        key: "machine.latency.shared_replay",
-        min: 0,
-        max: U32,
-        why: None,
-        get: |m, _| m.latency.shared_replay.into(),
-    },
-    Limit {
-        key: "machine.latency.read_barrier",
-        min: 0,
-        max: U32,
-        why: None,
-        get: |m, _| m.latency.read_barrier.into(),
-    },
-    Limit {
-        key: "machine.max_cycles",
-        min: 1,
-        max: u64::MAX,
-        why: None,
-        get: |m, _| m.max_cycles,
-    },
     Limit {
         key: "launch.blocks",
         min: 1,
         max: MAX_THREADS,
         why: None,
-        get: |_, l| l.blocks.into(),
+        get: |l| l.blocks.into(),
     },
     Limit {
         key: "launch.block_dim",
         min: 1,
         max: MAX_THREADS,
         why: None,
-        get: |_, l| l.block_dim.into(),
+        get: |l| l.block_dim.into(),
     },
     Limit {
         key: "launch.shared_bytes",
         min: 0,
         max: MAX_SHARED_BYTES as u64,
         why: Some("228 KiB is the most shared memory a block can have"),
-        get: |_, l| l.shared_bytes.into(),
+        get: |l| l.shared_bytes.into(),
     },
 ];
 
-fn limit(key: &str) -> Option<&'static Limit> {
-    LIMITS.iter().find(|l| l.key == key)
+/// The range of key `key` (`machine.warp_width`, `launch.blocks`) and why.
+fn limit(key: &str) -> Option<(u64, u64, Option<&'static str>)> {
+    match key.strip_prefix("machine.") {
+        Some(field) => MachineConfig::limit(field).map(|l| (l.min, l.max, l.why)),
+        None => LIMITS
+            .iter()
+            .find(|l| l.key == key)
+            .map(|l| (l.min, l.max, l.why)),
+    }
+}
+
+/// The message of a key out of range, as loading words it.
+fn out_of_range(key: &str, v: u64, min: u64, max: u64, why: Option<&str>) -> String {
+    let mut msg = format!(
+        "`{key}` is {v}, out of range: expected {}",
+        leaf::describe_range(min.into(), max.into())
+    );
+    if let Some(why) = why {
+        msg.push_str(&format!(" ({why})"));
+    }
+    msg
 }
 
 /// Reads an optional numeric key against its [`Limit`].
 fn number(src: &SourceFile<'_>, leaf: &Leaf, key: &str) -> Result<Option<u64>, LoadError> {
     let Some(leaf) = leaf else { return Ok(None) };
-    let (min, max, why) = limit(key).map_or((0, u64::MAX, None), |l| (l.min, l.max, l.why));
+    let (min, max, why) = limit(key).unwrap_or((0, u64::MAX, None));
     let v = leaf::int(src, leaf, key, min.into(), max.into(), why)?;
     // In range, so it fits: the range came from a u64.
     Ok(u64::try_from(v).ok())
@@ -418,18 +325,29 @@ fn fit_problem(m: &MachineSpec, l: &LaunchSpec) -> Option<(String, String, Strin
 /// Every machine and launch range, and the cross checks, for a spec that
 /// may have been changed after loading (command-line overrides).
 pub(super) fn check(m: &MachineSpec, l: &LaunchSpec) -> Result<(), String> {
+    match m.validate() {
+        Err(ConfigError::OutOfRange {
+            field,
+            value,
+            min,
+            max,
+            why,
+        }) => {
+            return Err(out_of_range(
+                &format!("machine.{field}"),
+                value,
+                min,
+                max,
+                why,
+            ));
+        }
+        Err(e) => return Err(e.to_string()),
+        Ok(()) => {}
+    }
     for lim in LIMITS {
-        let v = (lim.get)(m, l);
+        let v = (lim.get)(l);
         if v < lim.min || v > lim.max {
-            let mut msg = format!(
-                "`{}` is {v}, out of range: expected {}",
-                lim.key,
-                leaf::describe_range(lim.min.into(), lim.max.into())
-            );
-            if let Some(why) = lim.why {
-                msg.push_str(&format!(" ({why})"));
-            }
-            return Err(msg);
+            return Err(out_of_range(lim.key, v, lim.min, lim.max, lim.why));
         }
     }
     if let Some((message, expected, _)) = fit_problem(m, l) {

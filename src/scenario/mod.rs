@@ -22,121 +22,18 @@ mod raw;
 mod values;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::asm::Program;
+use crate::engine::{ConfigError, Kernel, Launch, Machine, MachineConfig, ThreadIds, ThreadInit};
 use crate::expr::{Env, Expr, ThreadCtx};
 
 pub use memory::{BUFFER_GAP, FIRST_BASE, MAX_MEMORY};
 
-/// The convergence model of a scenario (`machine.convergence`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Convergence {
-    /// Pre-Volta SIMT reconvergence stack with IPDOM reconvergence.
-    Stack,
-    /// Volta+ independent thread scheduling with convergence barriers.
-    Its,
-}
-
-/// Warp scheduling policy (`machine.policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// Loose round robin: the next eligible warp after the last one issued.
-    Lrr,
-    /// Greedy then oldest: stay on a warp while it can issue.
-    Gto,
-}
-
-/// Which group of an `its` warp issues (`machine.group_policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum GroupPolicy {
-    /// Stay with the current group until it blocks (scoreboard, convergence
-    /// barrier) or yields, then take the lowest-pc ready group.
-    Sticky,
-    /// Always take the lowest-pc ready group.
-    LowestPc,
-}
-
-/// Latencies and pipe rates, in cycles (`machine.latency`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Latency {
-    /// Fixed-latency integer and FP32 arithmetic.
-    pub alu: u32,
-    /// MUFU (short scoreboard).
-    pub sfu: u32,
-    /// LDS/STS/SHFL (short scoreboard).
-    pub shared: u32,
-    /// LDG/STG (long scoreboard).
-    pub global: u32,
-    /// Added to `global` per 128-byte line beyond the first.
-    pub global_per_extra_line: u32,
-    /// Extra cycles a taken branch costs.
-    pub branch: u32,
-    /// The MUFU pipe accepts one warp instruction per this many cycles per
-    /// scheduler (`math_pipe_throttle` while busy).
-    pub sfu_interval: u32,
-    /// Cycles each extra shared-memory pass (bank-conflict replay) adds.
-    pub shared_replay: u32,
-    /// Cycles after issue at which a read barrier is released (the source
-    /// operands of a store have been read).
-    pub read_barrier: u32,
-}
-
-impl Default for Latency {
-    fn default() -> Self {
-        Latency {
-            alu: 4,
-            sfu: 16,
-            shared: 24,
-            global: 400,
-            global_per_extra_line: 8,
-            branch: 0,
-            sfu_interval: 2,
-            shared_replay: 2,
-            read_barrier: 2,
-        }
-    }
-}
-
-/// The simulated machine (`machine:`), every default applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MachineSpec {
-    /// Lanes per warp, 1..=64.
-    pub warp_width: u32,
-    pub convergence: Convergence,
-    /// `stack`: the taken side of a split runs first.
-    pub taken_first: bool,
-    /// Warp schedulers per SM.
-    pub schedulers: u32,
-    pub policy: Policy,
-    pub group_policy: GroupPolicy,
-    pub sms: u32,
-    pub max_warps_per_sm: u32,
-    pub max_blocks_per_sm: u32,
-    /// Shared-memory banks of 4 bytes.
-    pub shared_banks: u32,
-    pub latency: Latency,
-    /// A run still going at this cycle stops with an error.
-    pub max_cycles: u64,
-}
-
-impl Default for MachineSpec {
-    fn default() -> Self {
-        MachineSpec {
-            warp_width: 32,
-            convergence: Convergence::Stack,
-            taken_first: true,
-            schedulers: 1,
-            policy: Policy::Lrr,
-            group_policy: GroupPolicy::Sticky,
-            sms: 1,
-            max_warps_per_sm: 64,
-            max_blocks_per_sm: 32,
-            shared_banks: 32,
-            latency: Latency::default(),
-            max_cycles: 10_000_000,
-        }
-    }
-}
+/// The simulated machine (`machine:`), every default applied: the engine's
+/// own settings, which a scenario builds.
+pub use crate::engine::MachineConfig as MachineSpec;
+pub use crate::engine::{Convergence, GroupPolicy, Latency, Policy};
 
 /// The launch (`launch:`): `threads: n` is one block of `n` threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +42,16 @@ pub struct LaunchSpec {
     pub block_dim: u32,
     /// Shared memory per block in bytes (`launch.shared_bytes`, default 49152).
     pub shared_bytes: u32,
+}
+
+impl From<LaunchSpec> for Launch {
+    fn from(l: LaunchSpec) -> Launch {
+        Launch {
+            blocks: l.blocks,
+            block_dim: l.block_dim,
+            shared_bytes: l.shared_bytes,
+        }
+    }
 }
 
 impl LaunchSpec {
@@ -172,33 +79,9 @@ impl LaunchSpec {
     }
 }
 
-/// Element type of a global buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ElemType {
-    U32,
-    I32,
-    F32,
-}
-
-/// A global buffer (`memory:`), laid out and initialised.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BufferSpec {
-    pub name: String,
-    pub ty: ElemType,
-    /// Elements (4 bytes each).
-    pub len: u32,
-    /// Base address: 256-aligned, buffers apart so that an overrun faults.
-    pub base: u32,
-    /// Initial contents, little-endian, `len * 4` bytes.
-    pub init: Vec<u8>,
-}
-
-/// Where an input value goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InputTarget {
-    Reg(u8),
-    Pred(u8),
-}
+/// A global buffer (`memory:`), laid out and initialised, and its element
+/// type; where an input value goes (`inputs:`).
+pub use crate::engine::{BufferSpec, ElemType, InitTarget as InputTarget};
 
 /// How each thread's value is produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,6 +98,23 @@ pub enum InputSource {
 pub struct InputSpec {
     pub target: InputTarget,
     pub source: InputSource,
+}
+
+/// The engine asks each thread's value when its block launches.
+impl ThreadInit for InputSpec {
+    fn value(&self, ids: &ThreadIds) -> u32 {
+        InputSpec::value(
+            self,
+            &ThreadCtx {
+                tid: ids.tid,
+                lane: ids.lane,
+                warp: ids.warp,
+                block: ids.block,
+                ntid: ids.ntid,
+                nthreads: ids.nthreads,
+            },
+        )
+    }
 }
 
 impl InputSpec {
@@ -281,7 +181,7 @@ impl std::fmt::Display for Origin {
 }
 
 /// A loaded, validated scenario.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Scenario {
     pub origin: Origin,
     /// The full YAML text, so a recording can carry it.
@@ -304,6 +204,30 @@ pub struct Scenario {
     pub program_line: u32,
     pub program_indent: u32,
     pub expect: Vec<Expectation>,
+    /// The program linked for `machine`, with the launch, buffers and
+    /// inputs: built when loading and by [`Scenario::reassemble`].
+    kernel: Arc<Kernel>,
+}
+
+/// The kernel is built from the other fields, so they decide equality.
+impl PartialEq for Scenario {
+    fn eq(&self, o: &Scenario) -> bool {
+        self.origin == o.origin
+            && self.source == o.source
+            && self.version == o.version
+            && self.name == o.name
+            && self.description == o.description
+            && self.machine == o.machine
+            && self.launch == o.launch
+            && self.constants == o.constants
+            && self.buffers == o.buffers
+            && self.inputs == o.inputs
+            && self.program_text == o.program_text
+            && self.program == o.program
+            && self.program_line == o.program_line
+            && self.program_indent == o.program_indent
+            && self.expect == o.expect
+    }
 }
 
 /// An error loading a scenario: where, what, and what to do about it.
@@ -358,9 +282,14 @@ impl Scenario {
         load::load(text, origin)
     }
 
-    /// Re-runs the assembler after `machine` changed (the derived stall
-    /// counts depend on `machine.latency.alu`).
+    /// Re-runs the assembler and links again after `machine` changed (the
+    /// derived stall counts depend on `machine.latency.alu`, the linked
+    /// code carries every latency). Latencies the kernel was linked with
+    /// need neither: the program is linked once per set of latencies.
     pub fn reassemble(&mut self) -> Result<(), LoadError> {
+        if *self.kernel.latency() == self.machine.latency {
+            return Ok(());
+        }
         let src = error::SourceFile {
             file: self.origin.to_string(),
             text: &self.source,
@@ -368,6 +297,18 @@ impl Scenario {
         let anchor = (self.program_line, self.program_indent);
         self.program =
             program::assemble(&src, &self.program_text, self.machine.latency.alu, anchor)?;
+        let kernel = load::kernel(
+            &src,
+            &self.program,
+            &self.program_text,
+            anchor,
+            &self.machine,
+            &self.launch,
+            &self.constants,
+            &self.buffers,
+            &self.inputs,
+        )?;
+        self.kernel = Arc::new(kernel);
         Ok(())
     }
 
@@ -378,11 +319,28 @@ impl Scenario {
         machine::check(&self.machine, &self.launch)
     }
 
+    /// The machine the scenario describes.
+    pub fn config(&self) -> &MachineConfig {
+        &self.machine
+    }
+
+    /// The scenario's program, linked for its machine, with its launch,
+    /// buffers and inputs.
+    pub fn kernel(&self) -> &Arc<Kernel> {
+        &self.kernel
+    }
+
+    /// A machine at cycle 0 running the scenario: `Machine::new` of
+    /// [`Scenario::config`] and [`Scenario::kernel`]. Fails only when
+    /// `machine` was changed after loading without
+    /// [`Scenario::validate_machine`] and [`Scenario::reassemble`].
+    pub fn new_machine(&self) -> Result<Machine, ConfigError> {
+        Machine::new(self.machine.clone(), Arc::clone(&self.kernel))
+    }
+
     /// Warps per block.
     pub fn warps_per_block(&self) -> u32 {
-        self.launch
-            .block_dim
-            .div_ceil(self.machine.warp_width.max(1))
+        self.machine.warps_per_block(self.launch.block_dim)
     }
 
     /// The coordinates of grid thread `tid` (see [`LaunchSpec::thread_ctx`]).

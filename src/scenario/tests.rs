@@ -401,3 +401,19 @@ fn inputs_by_block_and_lane_are_checked_once_per_value() {
         err.message
     );
 }
+
+#[test]
+fn a_latency_override_links_the_kernel_again() {
+    let mut s = load("name: t\nprogram: |\n  MOV R1, 1\n  EXIT\n");
+    // The MOV takes the default ALU latency, 4 cycles.
+    assert_eq!(s.kernel().code()[0].latency, 4);
+    s.machine.latency.alu = 6;
+    // Linked for 4: a machine of 6 refuses the kernel until it is linked again.
+    assert_eq!(
+        s.new_machine().err(),
+        Some(crate::engine::ConfigError::LatencyMismatch)
+    );
+    assert_eq!(s.reassemble(), Ok(()));
+    assert_eq!(s.kernel().code()[0].latency, 6);
+    assert!(s.new_machine().is_ok());
+}

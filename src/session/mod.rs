@@ -25,14 +25,13 @@ pub use breakpoints::Breakpoints;
 pub use goal::{Goal, Hit, Run};
 pub use timeline::{CycleSample, Timeline};
 
-use crate::asm::AsmError;
-use crate::engine::Machine;
+use crate::engine::{ConfigError, Machine};
 use crate::engine::view::WarpStatus;
 use crate::scenario::Scenario;
 
 /// The machine at cycle 0 of a scenario: the one place a session builds one.
-fn fresh_machine(scenario: &Arc<Scenario>) -> Result<Machine, AsmError> {
-    Machine::new(Arc::clone(scenario))
+fn fresh_machine(scenario: &Scenario) -> Result<Machine, ConfigError> {
+    scenario.new_machine()
 }
 
 /// Why a run did not start.
@@ -66,7 +65,7 @@ pub struct Session {
 impl Session {
     /// A session at cycle 0 of a loaded scenario (an error if its program
     /// does not link).
-    pub fn new(scenario: Arc<Scenario>) -> Result<Session, AsmError> {
+    pub fn new(scenario: Arc<Scenario>) -> Result<Session, ConfigError> {
         let timeline = Timeline::new(fresh_machine(&scenario)?);
         Ok(Session {
             scenario,

@@ -92,7 +92,7 @@ pub struct Timeline {
 impl Timeline {
     /// A timeline starting from `m` (a machine at cycle 0, as built).
     pub fn new(m: Machine) -> Timeline {
-        let max_cycles = m.scenario().machine.max_cycles;
+        let max_cycles = m.config().max_cycles;
         let mut coarse = BTreeMap::new();
         coarse.insert(m.cycle(), Arc::new(m.clone()));
         Timeline {

@@ -47,7 +47,7 @@ use ratatui::widgets::Clear;
 use super::keys;
 use super::panes::{self, addr};
 use super::theme::Theme;
-use crate::asm::AsmError;
+use crate::engine::ConfigError;
 use crate::engine::stats::{Counters, PcCounters};
 use crate::engine::view::{LaneView, QueueEntry, WarpView};
 use crate::engine::{IssueRecord, Machine, WarpRecord};
@@ -193,7 +193,7 @@ pub struct App {
 
 impl App {
     /// The stepper at cycle 0 of a loaded scenario.
-    pub fn new(scenario: Arc<Scenario>, options: Options) -> Result<App, AsmError> {
+    pub fn new(scenario: Arc<Scenario>, options: Options) -> Result<App, ConfigError> {
         let mut app = App {
             session: Session::new(scenario)?,
             theme: Theme::new(options.ascii, options.color),
@@ -785,10 +785,9 @@ impl App {
         self.records = m.warp_records();
         self.pcs = m.pc_counters();
         self.totals = m.totals();
-        self.queues = m
-            .sms()
-            .iter()
-            .flat_map(|sm| (0..sm.schedulers as u32).map(move |k| (sm.id, k)))
+        let (sms, schedulers) = (m.config().sms, m.config().schedulers);
+        self.queues = (0..sms)
+            .flat_map(|s| (0..schedulers).map(move |k| (s, k)))
             .map(|(s, k)| (s, k, m.ready_queue(s, k)))
             .collect();
         self.lane_view = m.lane_view(self.warp, self.lane);

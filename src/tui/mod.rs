@@ -209,6 +209,6 @@ pub fn buffer_text(buf: &Buffer) -> String {
 }
 
 /// Builds the app for a scenario (for frontends that already loaded one).
-pub fn app_for(scenario: Scenario, options: Options) -> Result<App, crate::asm::AsmError> {
+pub fn app_for(scenario: Scenario, options: Options) -> Result<App, crate::engine::ConfigError> {
     App::new(Arc::new(scenario), options)
 }

@@ -11,7 +11,12 @@
 //! once. So a split costs exactly the issue slots of its paths in both
 //! convergence models.
 
-use crate::asm::ir::CONVERGENCE_BARRIERS;
+use super::Convergence;
+use crate::asm::ir::{CONVERGENCE_BARRIERS, Op, Src};
+use crate::engine::link::Decoded;
+use crate::engine::machine::Shared;
+use crate::engine::records::RunError;
+use crate::engine::warp::Warp;
 
 /// What a lane waits for, if anything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +278,151 @@ pub fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {
         mask &= mask - 1;
         Some(l)
     })
+}
+
+/// The `its` model's side of issuing: lanes move, groups arrive at and
+/// leave convergence barriers, and a warp whose every lane waits at one is
+/// a deadlock. Returns whether the warp arrived at a block barrier and
+/// whether a branch was taken. Kept out of `issue` so the `stack` model's
+/// hot path stays small.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub(crate) fn its_control(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    active: u64,
+    error: &mut Option<RunError>,
+    t: u64,
+) -> (bool, bool) {
+    let code = &sh.code;
+    let taken_first = sh.cfg.taken_first;
+    let ins = &d.instr;
+    let full = w.full();
+    let mut bar_arrived = false;
+    let mut taken_any = false;
+    let Convergence::Its(its) = &mut w.conv else {
+        return (false, false);
+    };
+
+    let rest = active & !on;
+    match ins.op {
+        Op::Bra { target } => {
+            w.counters.branches += 1;
+            taken_any = on != 0;
+            if on != 0 && rest != 0 {
+                w.counters.divergent_branches += 1;
+            }
+            its.set_pc(on, target);
+            its.set_pc(rest, pc + 1);
+            let first_taken = if taken_first { on != 0 } else { rest == 0 };
+            its.current = Some(if first_taken { target } else { pc + 1 });
+        }
+        Op::Break { barrier } => {
+            w.counters.branches += 1;
+            if on != 0 && rest != 0 {
+                w.counters.divergent_branches += 1;
+            }
+            its.brk(barrier, on);
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+        Op::Exit => {
+            w.exited |= on;
+            w.live &= !on;
+            its.set_pc(rest, pc + 1);
+            its.current = (rest != 0).then_some(pc + 1);
+        }
+        Op::Bssy { barrier, target } => {
+            its.bssy(barrier, on, target);
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+        Op::Bsync { .. } | Op::Warpsync { .. } => {
+            // The lanes arrived (and were released) before
+            // issuing: the merged group now moves on.
+            its.set_pc(active, pc + 1);
+            its.released &= !active;
+            its.current = Some(pc + 1);
+        }
+        Op::BarSync { .. } => {
+            its.set_pc(rest, pc + 1);
+            its.bar_arrive(on);
+            its.current = None;
+        }
+        _ => {
+            its.set_pc(active, pc + 1);
+            its.current = Some(pc + 1);
+        }
+    }
+    let live = w.live;
+    its.retain_live(live);
+    let first = live.trailing_zeros().min(63);
+    let sync_at = |pc: u32| sync_point(code, &w.regs, w.width, first, full, pc);
+    its.arrive(live, sync_at);
+    if its.release(live) != 0 {
+        its.refresh(live);
+    }
+    let at_bar = its.waiting(live, Some(LaneWait::Bar));
+    if at_bar != 0 && live & !at_bar == 0 {
+        w.at_bar = true;
+        bar_arrived = true;
+    }
+    if live != 0 && its.groups.is_empty() && at_bar == 0 {
+        // Name the file lines where the lanes wait.
+        let mut lines: Vec<u32> = lanes(live)
+            .filter_map(|l| code.get(its.pc[l] as usize))
+            .map(|d| sh.kernel.source_line(d.instr.line))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let at: Vec<String> = lines.iter().map(|l| format!("line {l}")).collect();
+        *error = Some(RunError::Deadlock {
+            cycle: t,
+            detail: format!(
+                "every lane of warp {} waits at a convergence barrier ({}) that no \
+                     other lane can release; check that each BSSY's lanes all reach its \
+                     BSYNC or leave with BREAK",
+                w.gid,
+                at.join(", ")
+            ),
+        });
+    }
+    (bar_arrived, taken_any)
+}
+
+/// The `its` synchronisation instruction at `pc`, if any. A `WARPSYNC`
+/// register mask is read from lane `lane`; an all-ones 32-bit mask means
+/// the whole warp (also a 64-lane wavefront).
+fn sync_point(
+    code: &[Decoded],
+    regs: &[u32],
+    width: u32,
+    lane: u32,
+    full: u64,
+    pc: u32,
+) -> Option<SyncPoint> {
+    match code.get(pc as usize)?.instr.op {
+        Op::Bsync { barrier } => Some(SyncPoint::Bsync(barrier)),
+        Op::Warpsync { mask } => {
+            let m = match mask {
+                Src::Imm(v) => v,
+                Src::Reg(r) => regs
+                    .get(usize::from(r.reg) * width as usize + lane as usize)
+                    .copied()
+                    .unwrap_or(0),
+                Src::Const { .. } => u32::MAX,
+            };
+            Some(SyncPoint::Warpsync(if m == u32::MAX {
+                full
+            } else {
+                u64::from(m) & full
+            }))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

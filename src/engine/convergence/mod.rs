@@ -4,7 +4,7 @@ pub mod its;
 pub mod stack;
 
 pub use its::{ItsState, LaneWait};
-pub use stack::{SimtStack, StackEntry};
+pub use stack::SimtStack;
 
 /// A warp's convergence state under the scenario's model.
 #[derive(Debug, Clone, PartialEq, Eq)]

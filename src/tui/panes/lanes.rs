@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{addr, fit, pad, pane_block, rpad};
-use crate::engine::convergence::LaneWait;
 use crate::engine::view::LaneState;
+use crate::engine::view::LaneWait;
 use crate::tui::app::{App, Pane};
 use crate::tui::theme::{Role, clean};
 

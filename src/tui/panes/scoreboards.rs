@@ -50,7 +50,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-fn kind(p: &crate::engine::scoreboard::Producer, short: bool) -> &'static str {
+fn kind(p: &crate::engine::view::ProducerView, short: bool) -> &'static str {
     match (p.read, p.class.is_long(), short) {
         (true, _, true) => "R",
         (true, _, false) => "read",

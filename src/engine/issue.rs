@@ -1,0 +1,561 @@
+//! Issue: a selected warp's instruction is charged, executed on its lanes,
+//! sets its scoreboards, moves the warp's control flow, and the warp is
+//! filed for the cycle it may issue again.
+
+use super::convergence::{self, Convergence};
+use super::exec::{self, Env, MemEffect, MemEnv, Scratch};
+use super::hazards::{check_hazards_at, record_writes};
+use super::link::Decoded;
+use super::machine::{Issuing, Shared, State};
+use super::memory::{FaultKind, GlobalMemory};
+use super::records::{Fault, IssueRecord, MAX_RECORDS, RunError};
+use super::scoreboard::Producer;
+use super::sm::{ResidentBlock, Sm};
+use super::stats::{MemoryCounters, PcCounters, Reason};
+use super::warp::{Status, Warp};
+use crate::asm::ir::{Class, Op};
+
+impl State {
+    /// Each scheduler of SM `s` issues; returns whether the SM has
+    /// eligible warps left.
+    // Always inlined, as `issue` and `exec::execute` are: one function for
+    // the whole issue path measured faster than calls the compiler chose.
+    #[inline(always)]
+    pub(crate) fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) -> bool {
+        let policy = sh.cfg.policy;
+        // Disjoint borrows of what issuing touches, so that the SM is
+        // looked up once and the compiler knows that nothing else aliases
+        // it or another part.
+        let State {
+            sms,
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues,
+            check_hazards,
+            ..
+        } = self;
+        let mut cx = Issuing {
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues: *record_issues,
+            check_hazards: *check_hazards,
+        };
+        let sm = &mut sms[s];
+        for k in 0..sm.schedulers {
+            let cand = sm.eligible & sm.sched_mask[k];
+            let Some(slot) = sm.select(k, policy, cand) else {
+                continue;
+            };
+            let Some(Status::Eligible { pc, lanes, .. }) =
+                sm.slots[slot as usize].as_deref().map(|w| w.status)
+            else {
+                continue;
+            };
+            if sh.code[pc as usize].uses_lsu {
+                if sm.lsu_busy == Some(t) {
+                    let at = (s, k, slot, pc, lanes, t);
+                    let issues = (cx.record_issues, &mut *cx.issues);
+                    Self::dispatch_stall(sm, cx.pcs, issues, at);
+                    continue;
+                }
+                sm.lsu_busy = Some(t);
+            }
+            Self::issue(sh, sm, &mut cx, s, k, slot, pc, lanes, t);
+        }
+        sm.eligible != 0
+    }
+
+    /// Warp `slot` was selected at `t`, but another scheduler took the SM's
+    /// shared load/store pipe: it stays eligible, charged a dispatch stall.
+    // Its own few arguments: a cold call passed the issuing context would
+    // make the hot path build that context in memory.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn dispatch_stall(
+        sm: &mut Sm,
+        pcs: &mut [PcCounters],
+        (record, issues): (bool, &mut Vec<IssueRecord>),
+        (s, k, slot, pc, lanes, t): (usize, usize, u32, u32, u64, u64),
+    ) {
+        let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
+            return;
+        };
+        Self::set_status(
+            pcs,
+            w,
+            Status::Eligible {
+                since: t + 1,
+                wait_from: t + 1,
+                pc,
+                lanes,
+            },
+            t,
+        );
+        w.counters.stalls.add(Reason::DispatchStall, 1);
+        pcs[pc as usize].stalls.add(Reason::DispatchStall, 1);
+        if record {
+            issues.push(IssueRecord::new(s, k, slot, w.gid, pc, 0, 0, true));
+        }
+    }
+
+    /// Issues the next instruction of warp `slot` on SM `s` at cycle `t`:
+    /// charges it, executes it on its lanes, sets its scoreboards and stall
+    /// count, moves its control flow, and files the warp for the cycle it
+    /// may issue again. Each step is its own function, always inlined, so
+    /// that the whole issue path still compiles as one.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn issue(
+        sh: &Shared,
+        sm: &mut Sm,
+        cx: &mut Issuing,
+        s: usize,
+        k: usize,
+        slot: u32,
+        pc: u32,
+        active: u64,
+        t: u64,
+    ) {
+        let Issuing {
+            pcs,
+            global,
+            scratch,
+            memory,
+            faults,
+            faults_total,
+            hazards,
+            issues,
+            error,
+            retire_due,
+            record_issues,
+            check_hazards,
+        } = cx;
+        let (record_issues, check_hazards) = (*record_issues, *check_hazards);
+        let Sm {
+            slots,
+            eligible,
+            sched,
+            wheel,
+            blocks,
+            ..
+        } = &mut *sm;
+        let Some(w) = slots[slot as usize].as_deref_mut() else {
+            return;
+        };
+        let d = &sh.code[pc as usize];
+        let ins = &d.instr;
+        // Eligible (after waiting out any stall count), selected at t: the
+        // status is charged here, and replaced once the next cycle's
+        // readiness is known, by `file_next`.
+        let (_, open) = w.status.open(t);
+        *eligible &= !(1 << slot);
+        sched[k].last = Some(slot);
+        sched[k].greedy = Some(slot);
+
+        let on = active & w.pred_mask(ins.guard);
+        charge_issue(w, &mut pcs[pc as usize], open, active, on);
+        if record_issues {
+            issues.push(IssueRecord::new(s, k, slot, w.gid, pc, active, on, false));
+        }
+        if check_hazards {
+            check_hazards_at(hazards, w, d, pc, active, t);
+        }
+
+        let latency = execute(sh, w, d, blocks, global, scratch, memory, active, on);
+        record_faults(w, faults, faults_total, &scratch.faults, pc, ins.line, t);
+        set_scoreboards(w, d, pc, t, latency);
+        if check_hazards {
+            let on_now = active & w.pred_mask(ins.guard);
+            record_writes(hazards, w, d, pc, on_now, t, latency);
+        }
+        let stall = u64::from(ins.control.stall.max(1));
+        w.stall_until = t + stall;
+        w.yielded = ins.control.yield_hint;
+        if d.is_mufu {
+            sched[k].sfu_free = t + u64::from(d.pipe_interval);
+        }
+
+        let divergent_before = w.counters.divergent_branches;
+        let bar_arrived = control_flow(sh, w, d, pc, on, active, error, t);
+        if record_issues {
+            flag_convergence(issues, w, active, divergent_before);
+        }
+
+        let done = Self::file_next(sh, pcs, eligible, wheel, sched, w, slot, pc, t);
+        if done {
+            **retire_due = true;
+        }
+        let block = w.block;
+        if d.is_mufu {
+            Self::throttle_others(sh, sm, pcs, k, slot, t);
+        }
+        if bar_arrived || done {
+            Self::check_block_barrier(sm, block, t);
+        }
+    }
+
+    /// After a MUFU issue, warps of the same scheduler waiting to issue a
+    /// MUFU are throttled from the next cycle.
+    pub(crate) fn throttle_others(
+        sh: &Shared,
+        sm: &mut Sm,
+        pcs: &mut [PcCounters],
+        k: usize,
+        issuer: u32,
+        t: u64,
+    ) {
+        let mut cand = sm.eligible & sm.sched_mask[k] & !(1 << issuer);
+        while cand != 0 {
+            let slot = cand.trailing_zeros();
+            cand &= cand - 1;
+            let wants_mufu = sm.slots[slot as usize]
+                .as_ref()
+                .is_some_and(|w| match w.status {
+                    Status::Eligible { pc, .. } => sh.code[pc as usize].is_mufu,
+                    _ => false,
+                });
+            if wants_mufu {
+                // Not selected this cycle; from the next, the pipe is busy.
+                if let Some(w) = sm.slots[slot as usize].as_mut() {
+                    w.wake_at = t + 1;
+                }
+                Self::evaluate_into(sh, sm, pcs, slot, t + 1);
+            }
+        }
+    }
+
+    /// Releases a block barrier once every live warp of the block arrived.
+    pub(crate) fn check_block_barrier(sm: &mut Sm, block: u32, t: u64) {
+        let Some(b) = sm.blocks.iter().find(|b| b.id == block) else {
+            return;
+        };
+        let slots = b.slots;
+        let warps = || convergence::its::lanes(slots);
+        let mut any_waiting = false;
+        for slot in warps() {
+            if let Some(w) = sm.slots[slot].as_ref() {
+                if w.is_done() {
+                    continue;
+                }
+                if !w.at_bar {
+                    return;
+                }
+                any_waiting = true;
+            }
+        }
+        if !any_waiting {
+            return;
+        }
+        for slot in warps() {
+            if let Some(w) = sm.slots[slot].as_mut()
+                && w.at_bar
+            {
+                w.at_bar = false;
+                if let Convergence::Its(its) = &mut w.conv {
+                    let live = w.live;
+                    its.bar_release(live);
+                    its.refresh(live);
+                }
+                if matches!(w.status, Status::Blocked { .. }) {
+                    w.wake_at = sm.wheel.schedule(t, t + 1, slot as u32);
+                }
+            }
+        }
+    }
+}
+
+/// Charges the status the warp held until it issued, and counts the issue
+/// for the warp and its pc.
+#[inline(always)]
+fn charge_issue(
+    w: &mut Warp,
+    p: &mut PcCounters,
+    open: [(Reason, Reason, u64); 2],
+    active: u64,
+    on: u64,
+) {
+    let live = w.live();
+    let full = w.full();
+    // Counting lanes is a dozen instructions on a CPU without POPCNT: a
+    // warp usually issues several instructions with one active mask, so
+    // its count is kept; and the masks usually empty are skipped.
+    let n_active = if w.counted.0 == active {
+        w.counted.1
+    } else {
+        let n = u64::from(active.count_ones());
+        w.counted = (active, n);
+        n
+    };
+    let n_on = if on == active {
+        n_active
+    } else {
+        u64::from(on.count_ones())
+    };
+    let c = &mut w.counters;
+    for (reason, labelled, n) in open {
+        c.charge(reason, labelled, n);
+        p.stalls.add(reason, n);
+    }
+    c.stalls.add(Reason::Selected, 1);
+    c.issued += 1;
+    c.thread_inst_executed += n_active;
+    c.thread_inst_executed_pred_on += n_on;
+    let gone = w.launched & !live;
+    if gone != 0 {
+        c.exited_slots += u64::from(gone.count_ones());
+    }
+    let unlaunched = full & !w.launched;
+    if unlaunched != 0 {
+        c.never_launched_slots += u64::from(unlaunched.count_ones());
+    }
+    p.stalls.add(Reason::Selected, 1);
+    p.executions += 1;
+    p.thread_inst_executed += n_active;
+    p.thread_inst_executed_pred_on += n_on;
+}
+
+/// The data effects of instruction `d` on the lanes that are on: registers,
+/// memory, the memory counters. Returns its latency, replays included.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn execute(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    blocks: &mut [ResidentBlock],
+    global: &mut GlobalMemory,
+    scratch: &mut Scratch,
+    memory: &mut MemoryCounters,
+    active: u64,
+    on: u64,
+) -> u32 {
+    let ins = &d.instr;
+    let lat = sh.cfg.latency;
+    scratch.faults.clear();
+    let access = if d.uses_lsu {
+        exec::access(&ins.op)
+    } else {
+        None
+    };
+    let effect = match access {
+        Some(acc) => {
+            let block = w.block;
+            let shared = match ins.class {
+                Class::Shared => blocks
+                    .iter_mut()
+                    .find(|b| b.id == block)
+                    .map(|b| &mut b.shared),
+                _ => None,
+            };
+            let mut env = MemEnv {
+                global,
+                shared,
+                banks: sh.cfg.shared_banks,
+                scratch,
+            };
+            if w.width == 32 {
+                exec::memory_op::<32>(w, &mut env, acc, on)
+            } else {
+                exec::memory_op::<0>(w, &mut env, acc, on)
+            }
+        }
+        None => {
+            // Built in each branch: one built before the branch is stored
+            // to memory for the call, on the inlined path too.
+            let env = |scratch| Env {
+                scratch,
+                block_dim: sh.cfg.block_dim,
+                blocks: sh.cfg.blocks,
+                c_hi: d.c_hi,
+            };
+            if w.width == 32 {
+                exec::execute::<32>(w, &ins.op, on, active, &mut env(scratch))
+            } else {
+                exec::execute_any(w, &ins.op, on, active, &mut env(scratch))
+            }
+            MemEffect::None
+        }
+    };
+    let mut latency = d.latency;
+    match effect {
+        MemEffect::Global(co) => {
+            let m = &mut *memory;
+            m.global_requests += 1;
+            m.global_sectors += u64::from(co.sectors);
+            m.global_transactions += u64::from(co.lines);
+            m.requested_bytes += u64::from(co.requested_bytes);
+            m.transferred_bytes += u64::from(co.sectors) * 32;
+            m.ideal_sectors += u64::from(co.requested_bytes.div_ceil(32));
+            latency += lat.global_per_extra_line * co.lines.saturating_sub(1);
+        }
+        MemEffect::Shared { passes } => {
+            memory.shared_requests += 1;
+            memory.shared_bank_conflicts += u64::from(passes.saturating_sub(1));
+            latency += lat.shared_replay * passes.saturating_sub(1);
+        }
+        MemEffect::None => {}
+    }
+    latency
+}
+
+/// Takes the lanes that faulted out of the warp, recording the first
+/// [`MAX_RECORDS`] faults of the run.
+#[inline(always)]
+fn record_faults(
+    w: &mut Warp,
+    faults: &mut Vec<Fault>,
+    faults_total: &mut u64,
+    lanes: &[(u32, u32, FaultKind)],
+    pc: u32,
+    line: u32,
+    t: u64,
+) {
+    let mut faulted = 0u64;
+    for &(lane, address, kind) in lanes {
+        faulted |= 1 << lane;
+        *faults_total += 1;
+        if faults.len() < MAX_RECORDS {
+            faults.push(Fault {
+                warp: w.gid,
+                lane,
+                pc,
+                line,
+                address,
+                kind,
+                cycle: t,
+            });
+        }
+    }
+    w.faulted |= faulted;
+    w.live &= !faulted;
+}
+
+/// Retires the scoreboards whose producers finished, and sets the ones
+/// this instruction's control code names.
+#[inline(always)]
+fn set_scoreboards(w: &mut Warp, d: &Decoded, pc: u32, t: u64, latency: u32) {
+    let ins = &d.instr;
+    w.sb.retire(t);
+    if let Some(sb) = ins.control.write_barrier {
+        w.sb.set(Producer {
+            sb,
+            pc,
+            class: ins.class,
+            issued: t,
+            done: t + u64::from(latency),
+            read: false,
+        });
+    }
+    if let Some(sb) = ins.control.read_barrier {
+        w.sb.set(Producer {
+            sb,
+            pc,
+            class: ins.class,
+            issued: t,
+            done: t + u64::from(d.read_latency),
+            read: true,
+        });
+    }
+}
+
+/// Moves the warp's control flow past the instruction under its
+/// convergence model (branches, exits, barriers) and charges a taken
+/// branch. Returns whether the warp arrived at a block barrier.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn control_flow(
+    sh: &Shared,
+    w: &mut Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    active: u64,
+    error: &mut Option<RunError>,
+    t: u64,
+) -> bool {
+    let mut bar_arrived = false;
+    let mut taken_any = false;
+    let live = w.live();
+    match &mut w.conv {
+        Convergence::Stack(stack) => match d.instr.op {
+            Op::Bra { target } => {
+                w.counters.branches += 1;
+                taken_any = on != 0;
+                let b = convergence::stack::Branch {
+                    pc,
+                    target,
+                    taken: on,
+                    active,
+                    rpc: d.reconv,
+                };
+                if stack.branch(b, sh.cfg.taken_first, live) {
+                    w.counters.divergent_branches += 1;
+                }
+            }
+            Op::Break { .. } => {
+                w.counters.branches += 1;
+                if on != 0 && on != active {
+                    w.counters.divergent_branches += 1;
+                }
+                stack.goto(pc + 1, live);
+            }
+            Op::Exit => {
+                w.exited |= on;
+                w.live &= !on;
+                stack.goto(pc + 1, w.live);
+            }
+            Op::BarSync { .. } => {
+                stack.goto(pc + 1, live);
+                if on != 0 {
+                    w.at_bar = true;
+                    bar_arrived = true;
+                }
+            }
+            _ => stack.goto(pc + 1, live),
+        },
+        Convergence::Its(_) => {
+            let (arrived, taken) =
+                convergence::its::its_control(sh, w, d, pc, on, active, error, t);
+            bar_arrived = arrived;
+            taken_any = taken;
+        }
+    }
+    if taken_any {
+        w.branch_until = w.stall_until + u64::from(sh.cfg.latency.branch);
+    }
+    bar_arrived
+}
+
+/// Marks the last issue record as a divergence or a reconvergence.
+fn flag_convergence(issues: &mut [IssueRecord], w: &Warp, active: u64, divergent_before: u64) {
+    let diverged = w.counters.divergent_branches > divergent_before;
+    let live = w.live();
+    let joined = match &w.conv {
+        Convergence::Stack(st) => st.active(live).map_or(0, |(_, m)| m),
+        Convergence::Its(its) => its
+            .groups
+            .iter()
+            .find(|g| g.1 & active != 0)
+            .map_or(0, |g| g.1),
+    };
+    if let Some(rec) = issues.last_mut() {
+        rec.diverged = diverged;
+        rec.reconverged = !diverged && joined & active != 0 && joined & !active != 0;
+    }
+}

@@ -1,0 +1,139 @@
+//! Linking: a program's constant-bank operands resolved and each
+//! instruction's latencies and pipe facts worked out once, so that issuing
+//! reads them instead of the machine's settings.
+
+use std::collections::BTreeMap;
+
+use super::config::Latency;
+use crate::asm::AsmError;
+use crate::asm::ir::{Class, EXIT_PC, Instr, Op, Program, Src};
+
+/// An instruction ready to execute: constants resolved, facts precomputed.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub instr: Instr,
+    /// The fixed latency of its class on this machine (a memory access
+    /// adds its replays at issue).
+    pub latency: u32,
+    /// Cycles until its read barrier (if it sets one) clears.
+    pub read_latency: u32,
+    /// Cycles the MUFU pipe takes before its next instruction, if this is
+    /// a MUFU. (Carried per instruction, not read from the machine's
+    /// latencies at issue: `t +` a constant is worked out every cycle, in
+    /// case it is needed, and kept on the stack.)
+    pub pipe_interval: u32,
+    /// High word of a 64-bit constant addend (`IMAD.WIDE`).
+    pub c_hi: u32,
+    /// Reconvergence pc of a divergent branch here (`stack`).
+    pub reconv: u32,
+    pub is_mufu: bool,
+    /// Uses the SM's shared load/store pipe (one instruction per cycle).
+    pub uses_lsu: bool,
+}
+
+/// Resolves `c[0x0][off]` operands against the constant bank. An offset
+/// that is not set is an error, except the high word of a 64-bit value
+/// whose low word is set (it reads zero: warpstep addresses are 32-bit).
+/// Each instruction takes its class's latency from `lat`.
+pub(crate) fn link(
+    program: &Program,
+    constants: &BTreeMap<u32, u32>,
+    lat: &Latency,
+) -> Result<Vec<Decoded>, AsmError> {
+    let lookup = |ins: &Instr, bank: u8, offset: u32| -> Result<u32, AsmError> {
+        let col = ins.text.find("c[").map_or(ins.column, |i| {
+            ins.column + ins.text[..i].chars().count() as u32
+        });
+        if bank != 0 {
+            return Err(AsmError {
+                line: ins.line,
+                column: col,
+                len: 5,
+                message: format!("constant bank {bank} is not modelled"),
+                expected: Some("c[0x0][offset]".into()),
+                hint: Some("put the value in bank 0 under `constants:`".into()),
+            });
+        }
+        if let Some(v) = constants.get(&offset) {
+            return Ok(*v);
+        }
+        if offset >= 4 && constants.contains_key(&(offset - 4)) {
+            return Ok(0);
+        }
+        Err(AsmError {
+            line: ins.line,
+            column: col,
+            len: 5,
+            message: format!("c[0x0][{offset:#x}] is not set"),
+            expected: Some("a constant the scenario defines".into()),
+            hint: Some(format!("add `{offset:#x}: VALUE` under `constants:`")),
+        })
+    };
+    let mut out = Vec::with_capacity(program.instrs.len());
+    for (pc, ins) in program.instrs.iter().enumerate() {
+        let mut resolved = ins.clone();
+        let mut c_hi = 0;
+        let mut fix = |s: &mut Src, wide: bool| -> Result<(), AsmError> {
+            if let Src::Const { bank, offset } = *s {
+                *s = Src::Imm(lookup(ins, bank, offset)?);
+                if wide {
+                    c_hi = constants.get(&(offset + 4)).copied().unwrap_or(0);
+                }
+            }
+            Ok(())
+        };
+        match &mut resolved.op {
+            Op::Mov { a, .. } | Op::Iabs { a, .. } | Op::Popc { a, .. } => fix(a, false)?,
+            Op::I2f { a, .. } | Op::F2i { a, .. } | Op::Mufu { a, .. } => fix(a, false)?,
+            Op::Sel { a, b, .. }
+            | Op::Shl { a, b, .. }
+            | Op::Shr { a, b, .. }
+            | Op::Imnmx { a, b, .. }
+            | Op::Fadd { a, b, .. }
+            | Op::Fmul { a, b, .. }
+            | Op::Fmnmx { a, b, .. }
+            | Op::Isetp { a, b, .. }
+            | Op::Fsetp { a, b, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+            }
+            Op::Iadd3 { a, b, c, .. } | Op::Lop3 { a, b, c, .. } | Op::Ffma { a, b, c, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(c, false)?;
+            }
+            Op::Imad { a, b, c, mode, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(c, *mode == crate::asm::ir::MulMode::Wide)?;
+            }
+            Op::Lea { a, b, hi_src, .. } => {
+                fix(a, false)?;
+                fix(b, false)?;
+                fix(hi_src, false)?;
+            }
+            Op::Shfl { b, c, .. } => {
+                fix(b, false)?;
+                fix(c, false)?;
+            }
+            Op::Warpsync { mask } => fix(mask, false)?,
+            _ => {}
+        }
+        out.push(Decoded {
+            latency: match resolved.class {
+                Class::Alu | Class::Control => lat.alu,
+                Class::Sfu => lat.sfu,
+                Class::Shared => lat.shared,
+                Class::Global => lat.global,
+            },
+            read_latency: lat.read_barrier.max(1),
+            pipe_interval: lat.sfu_interval.max(1),
+            is_mufu: matches!(resolved.op, Op::Mufu { .. }),
+            uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
+            reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
+            c_hi,
+            instr: resolved,
+        });
+    }
+    Ok(out)
+}
