@@ -1382,7 +1382,8 @@ fn load_and_run(text: &str) {
             sc.machine.max_cycles = sc.machine.max_cycles.min(20_000);
             // A scenario that loads must run: loading checks everything a
             // machine needs, so a machine that cannot be built is a bug.
-            let mut m = sc.new_machine()
+            let mut m = sc
+                .new_machine()
                 .unwrap_or_else(|e| panic!("a scenario that loads builds no machine: {e}"));
             m.set_hazard_checks(true);
             let _ = m.run();

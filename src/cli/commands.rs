@@ -85,8 +85,8 @@ fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
         color: tui::theme::Theme::color_from_env(),
         animate: true,
     };
-    let mut app =
-        App::new(Arc::new(scenario), options).map_err(|error| CliError::Machine { origin, error })?;
+    let mut app = App::new(Arc::new(scenario), options)
+        .map_err(|error| CliError::Machine { origin, error })?;
     tui::run_interactive(&mut app)?;
     Ok(0)
 }

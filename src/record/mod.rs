@@ -23,8 +23,8 @@ pub mod recorder;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
 
-use crate::engine::ConfigError;
 use crate::builtin;
+use crate::engine::ConfigError;
 use crate::scenario::{LoadError, Origin, Scenario};
 use crate::session::Session;
 use crate::text::clean;

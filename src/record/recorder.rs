@@ -272,10 +272,11 @@ pub fn record_live<W: Write>(
         color: tui::theme::Theme::color_from_env(),
         animate: true,
     };
-    let mut app = App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Machine {
-        origin: scenario.origin.to_string(),
-        error,
-    })?;
+    let mut app =
+        App::new(Arc::clone(&scenario), options).map_err(|error| RecordError::Machine {
+            origin: scenario.origin.to_string(),
+            error,
+        })?;
     let (width, height) =
         ratatui::crossterm::terminal::size().map_err(RecordError::TerminalSize)?;
     let term = std::env::var("TERM")

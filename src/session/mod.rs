@@ -25,8 +25,8 @@ pub use breakpoints::Breakpoints;
 pub use goal::{Goal, Hit, Run};
 pub use timeline::{CycleSample, Timeline};
 
-use crate::engine::{ConfigError, Machine};
 use crate::engine::view::WarpStatus;
+use crate::engine::{ConfigError, Machine};
 use crate::scenario::Scenario;
 
 /// The machine at cycle 0 of a scenario: the one place a session builds one.
