@@ -307,32 +307,45 @@ fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
 #[inline(always)]
 fn blend_lanes(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
-            _mm_or_si128, _mm_set_epi32, _mm_set1_epi32, _mm_srli_epi32, _mm_storeu_si128,
-        };
-        let (d, v) = (
-            dst.as_mut_ptr().cast::<__m128i>(),
-            vals.as_ptr().cast::<__m128i>(),
-        );
-        // SAFETY: SSE2 is part of x86_64; `dst` and `vals` hold 32 lanes,
-        // read and written as eight unaligned 128-bit chunks. Each chunk's
-        // keep mask is its four bits of `on` against 1, 2, 4, 8, the bits
-        // shifted down by four a chunk (no mask constant loaded per chunk).
-        unsafe {
-            let bit = _mm_set_epi32(8, 4, 2, 1);
-            let mut m = _mm_set1_epi32(on as i32);
-            for c in 0..8 {
-                let keep = _mm_cmpeq_epi32(_mm_and_si128(m, bit), bit);
-                let new = _mm_and_si128(keep, _mm_loadu_si128(v.add(c)));
-                let old = _mm_andnot_si128(keep, _mm_loadu_si128(d.add(c)));
-                _mm_storeu_si128(d.add(c), _mm_or_si128(new, old));
-                m = _mm_srli_epi32(m, 4);
-            }
+    blend_lanes_sse2(dst, vals, on);
+    #[cfg(not(target_arch = "x86_64"))]
+    blend_lanes_portable(dst, vals, on);
+}
+
+/// [`blend_lanes`] with SSE2, eight 4-lane chunks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn blend_lanes_sse2(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_or_si128,
+        _mm_set_epi32, _mm_set1_epi32, _mm_srli_epi32, _mm_storeu_si128,
+    };
+    let (d, v) = (
+        dst.as_mut_ptr().cast::<__m128i>(),
+        vals.as_ptr().cast::<__m128i>(),
+    );
+    // SAFETY: SSE2 is part of x86_64; `dst` and `vals` hold 32 lanes,
+    // read and written as eight unaligned 128-bit chunks. Each chunk's
+    // keep mask is its four bits of `on` against 1, 2, 4, 8, the bits
+    // shifted down by four a chunk (no mask constant loaded per chunk).
+    unsafe {
+        let bit = _mm_set_epi32(8, 4, 2, 1);
+        let mut m = _mm_set1_epi32(on as i32);
+        for c in 0..8 {
+            let keep = _mm_cmpeq_epi32(_mm_and_si128(m, bit), bit);
+            let new = _mm_and_si128(keep, _mm_loadu_si128(v.add(c)));
+            let old = _mm_andnot_si128(keep, _mm_loadu_si128(d.add(c)));
+            _mm_storeu_si128(d.add(c), _mm_or_si128(new, old));
+            m = _mm_srli_epi32(m, 4);
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+}
+
+/// [`blend_lanes`] without vector intrinsics, for other targets (and,
+/// in tests, checked against the SSE2 one on x86).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn blend_lanes_portable(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
     for (l, x) in dst.iter_mut().enumerate() {
         let bit = 1u32 << l;
         let keep = 0u32.wrapping_sub(u32::from(on & bit == bit));
@@ -378,29 +391,45 @@ fn lane_bits<const N: usize>(n: usize, f: impl Fn(usize) -> bool) -> u64 {
 fn pack_lane_masks(m: &[u32; 32]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{
-            __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
-        };
-        let mut out = 0u64;
-        for (h, half) in m.chunks_exact(16).enumerate() {
-            let p = half.as_ptr().cast::<__m128i>();
-            // SAFETY: SSE2 is part of x86_64; `half` holds 16 lanes, read
-            // as four unaligned 128-bit loads. Saturating packs keep 0 and
-            // all ones, so each lane ends as one byte's sign bit.
-            let bytes = unsafe {
-                let q = |i| _mm_loadu_si128(p.add(i));
-                let lo = _mm_packs_epi32(q(0), q(1));
-                let hi = _mm_packs_epi32(q(2), q(3));
-                _mm_movemask_epi8(_mm_packs_epi16(lo, hi))
-            };
-            out |= u64::from(bytes as u16) << (16 * h);
-        }
-        out
+        pack_lane_masks_sse2(m)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        bits(32, |l| m[l] != 0)
+        pack_lane_masks_portable(m)
     }
+}
+
+/// [`pack_lane_masks`] with SSE2: saturating packs down to bytes, then
+/// one byte-sign movemask per 16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn pack_lane_masks_sse2(m: &[u32; 32]) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
+    };
+    let mut out = 0u64;
+    for (h, half) in m.chunks_exact(16).enumerate() {
+        let p = half.as_ptr().cast::<__m128i>();
+        // SAFETY: SSE2 is part of x86_64; `half` holds 16 lanes, read
+        // as four unaligned 128-bit loads. Saturating packs keep 0 and
+        // all ones, so each lane ends as one byte's sign bit.
+        let bytes = unsafe {
+            let q = |i| _mm_loadu_si128(p.add(i));
+            let lo = _mm_packs_epi32(q(0), q(1));
+            let hi = _mm_packs_epi32(q(2), q(3));
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi))
+        };
+        out |= u64::from(bytes as u16) << (16 * h);
+    }
+    out
+}
+
+/// [`pack_lane_masks`] without vector intrinsics, for other targets (and,
+/// in tests, checked against the SSE2 one on x86).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn pack_lane_masks_portable(m: &[u32; 32]) -> u64 {
+    bits(32, |l| m[l] != 0)
 }
 
 /// `r = fma(a, b, c)` for lanes `0..n` with the CPU's fused multiply-add,
@@ -441,6 +470,25 @@ fn fma_lanes_x86<const N: usize, A: LaneSrc, B: LaneSrc, C: LaneSrc>(
     for (l, x) in r[..n].iter_mut().enumerate() {
         let f = |s: u32| f32::from_bits(s);
         *x = canon(f(a.at(l)).mul_add(f(b.at(l)), f(c.at(l))));
+    }
+}
+
+/// `fma(a, b, c)` on binary32 bit patterns, rounded once to nearest even
+/// (the portable path of FFMA).
+fn ffma(a: u32, b: u32, c: u32) -> u32 {
+    let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+    // The product of two binary32 values is exact in binary64, so one
+    // rounding of the sum to binary32 is the fused result, unless the
+    // binary64 sum sits exactly halfway between two binary32 values
+    // (double rounding) or is subnormal in binary32: those take the exact
+    // software path.
+    let v = f64::from(x) * f64::from(y) + f64::from(z);
+    let halfway = v.to_bits() & 0x1fff_ffff == 0x1000_0000;
+    let tiny = v.abs() < f64::from(f32::MIN_POSITIVE);
+    if halfway | tiny {
+        canon(libm::fmaf(x, y, z))
+    } else {
+        canon(v as f32)
     }
 }
 
@@ -1066,32 +1114,8 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
             fetch_f::<N>(w, sa, a);
             fetch_f::<N>(w, sb, b);
             fetch_f::<N>(w, sc, c);
-            let mut tricky = 0u32;
             for l in 0..n {
-                let (x, y, z) = (
-                    f32::from_bits(a[l]),
-                    f32::from_bits(b[l]),
-                    f32::from_bits(c[l]),
-                );
-                // The product of two binary32 values is exact in binary64,
-                // so one rounding of the sum to binary32 is the fused
-                // result, unless the binary64 sum sits exactly halfway
-                // between two binary32 values (double rounding) or is
-                // subnormal in binary32. Those lanes take the exact path.
-                let v = f64::from(x) * f64::from(y) + f64::from(z);
-                let halfway = v.to_bits() & 0x1fff_ffff == 0x1000_0000;
-                let tiny = v.abs() < f64::from(f32::MIN_POSITIVE);
-                tricky |= u32::from(halfway | tiny);
-                r[l] = canon(v as f32);
-            }
-            if tricky != 0 {
-                for l in 0..n {
-                    r[l] = canon(libm::fmaf(
-                        f32::from_bits(a[l]),
-                        f32::from_bits(b[l]),
-                        f32::from_bits(c[l]),
-                    ));
-                }
+                r[l] = ffma(a[l], b[l], c[l]);
             }
             write::<N>(w, d, r, on);
         }
@@ -1230,38 +1254,99 @@ pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env:
 mod tests {
     use super::*;
 
+    /// An independent binary32 fused multiply-add, the reference for
+    /// warpstep's FFMA: the product is exact in binary64, Knuth's two-sum
+    /// gives the binary64 sum `s` and its exact error, and `s` is rounded
+    /// to binary32 with the error deciding the one case double rounding
+    /// gets wrong (`s` exactly halfway between two binary32 values).
+    /// Binary32 midpoints, subnormal ones included, are binary64 values,
+    /// so no other case can round differently. No libm, no FMA unit.
+    fn reference_fma(x: f32, y: f32, z: f32) -> u32 {
+        let p = f64::from(x) * f64::from(y);
+        let z = f64::from(z);
+        let s = p + z;
+        if s.is_nan() {
+            return CANONICAL_NAN;
+        }
+        let r = s as f32;
+        if !s.is_finite() || f64::from(r) == s {
+            return r.to_bits();
+        }
+        let t = s - p;
+        let err = (p - (s - t)) + (z - t);
+        let other = if f64::from(r) < s {
+            r.next_up()
+        } else {
+            r.next_down()
+        };
+        let midpoint = (f64::from(r) + f64::from(other)) / 2.0 == s;
+        if midpoint && err != 0.0 && (err > 0.0) == (other > r) {
+            other.to_bits()
+        } else {
+            r.to_bits()
+        }
+    }
+
+    /// Inputs where a product rounded before the add, or a binary64 sum
+    /// rounded again to binary32, gives another value than one rounding.
+    const TRICKY: [(f32, f32, f32); 8] = [
+        (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, -1.0),
+        (0.1, 10.0, -1.0),
+        (16_777_217.0, 1.0, 0.5),
+        (1e-30, 1e-10, 1e-40),
+        (3.0, 1.0 / 3.0, -1.0),
+        (f32::MAX, 2.0, -f32::MAX),
+        // Exact 1 + 2^-24 + 2^-70: binary64 rounds it to the midpoint
+        // 1 + 2^-24, which ties to 1.0; one rounding gives 1 + 2^-23.
+        (
+            1.0 + f32::EPSILON,
+            -(1.0 - f32::EPSILON) / 16_777_216.0,
+            1.0 + f32::EPSILON,
+        ),
+        (f32::NAN, 1.0, 0.0),
+    ];
+
+    /// Worked by hand (bit patterns) for the cases above that have a short
+    /// exact answer; `None` where only the reference speaks.
+    const TRICKY_BITS: [Option<u32>; 8] = [
+        // (1+2^-23)(1-2^-24) - 1 = 2^-24 - 2^-47 = 2^-25 * (2 - 2^-22).
+        Some(0x337f_fffe),
+        // 0.1f = 13421773 * 2^-27; * 10 = 1 + 2^-26; - 1 = 2^-26.
+        Some(0x3280_0000),
+        // 16777217 rounds to 2^24 on input; 2^24 + 0.5 rounds to 2^24.
+        Some(0x4b80_0000),
+        None,
+        // (1/3)f = 11184811 * 2^-25; * 3 = 1 + 2^-25; - 1 = 2^-25.
+        Some(0x3300_0000),
+        // 2 MAX - MAX = MAX, with no overflow in between.
+        Some(0x7f7f_ffff),
+        // 1 + 2^-23.
+        Some(0x3f80_0001),
+        Some(CANONICAL_NAN),
+    ];
+
     #[test]
     fn fused_multiply_add_is_exact_on_tricky_inputs() {
-        // Halfway and cancellation cases where a double-rounded a*b+c in
-        // binary64 would differ from a fused multiply-add.
-        let cases: [(f32, f32, f32); 6] = [
-            (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, -1.0),
-            (0.1, 10.0, -1.0),
-            (16_777_217.0, 1.0, 0.5),
-            (1e-30, 1e-10, 1e-40),
-            (3.0, 1.0 / 3.0, -1.0),
-            (f32::MAX, 2.0, -f32::MAX),
-        ];
-        for (x, y, z) in cases {
-            let mut sc = Scratch::default();
-            sc.lanes[0][0] = x.to_bits();
-            sc.lanes[1][0] = y.to_bits();
-            sc.lanes[2][0] = z.to_bits();
-            let v = f64::from(x) * f64::from(y) + f64::from(z);
-            let fast = v as f32;
-            let exact = libm::fmaf(x, y, z);
-            let bits = v.to_bits();
-            let tricky =
-                bits & 0x1fff_ffff == 0x1000_0000 || v.abs() < f64::from(f32::MIN_POSITIVE);
-            assert!(
-                tricky || fast.to_bits() == exact.to_bits() || (fast.is_nan() && exact.is_nan()),
-                "{x} {y} {z}"
-            );
+        for ((x, y, z), want) in TRICKY.into_iter().zip(TRICKY_BITS) {
+            let reference = reference_fma(x, y, z);
+            if let Some(bits) = want {
+                assert_eq!(reference, bits, "reference on {x} {y} {z}");
+            }
+            // The portable path, lane by lane.
+            let got = ffma(x.to_bits(), y.to_bits(), z.to_bits());
+            assert_eq!(got, reference, "portable FFMA on {x} {y} {z}");
+            // The hardware path where the CPU has one, on a 32-lane warp's
+            // rows with the middle source as an immediate.
+            let (a, c) = ([x.to_bits(); 32], [z.to_bits(); 32]);
+            let mut r: Lanes = [0; 64];
+            if fused_multiply_add::<32, _, _, _>(&mut r, 32, &a, Splat(y.to_bits()), &c) {
+                assert_eq!(r[..32], [reference; 32], "hardware FFMA on {x} {y} {z}");
+            }
         }
     }
 
     #[test]
-    fn hardware_and_portable_fused_multiply_add_agree() {
+    fn hardware_and_portable_fused_multiply_add_agree_with_the_reference() {
         let xs: Vec<f32> = vec![
             0.1,
             10.0,
@@ -1273,10 +1358,15 @@ mod tests {
             f32::MAX,
             0.5,
             -0.0,
+            1e-40,
+            f32::INFINITY,
         ];
         for &x in &xs {
             for &y in &xs {
                 for &z in &xs {
+                    let reference = reference_fma(x, y, z);
+                    let got = ffma(x.to_bits(), y.to_bits(), z.to_bits());
+                    assert_eq!(got, reference, "portable FFMA on {x} {y} {z}");
                     let mut r: Lanes = [0; 64];
                     let lane = |v: f32| {
                         let mut l: Lanes = [0; 64];
@@ -1286,15 +1376,38 @@ mod tests {
                     // The sources both as rows and as a splat.
                     let (a, c) = (lane(x), lane(z));
                     if fused_multiply_add::<0, _, _, _>(&mut r, 1, &a, Splat(y.to_bits()), &c) {
-                        assert_eq!(r[0], canon(libm::fmaf(x, y, z)), "{x} {y} {z}");
+                        assert_eq!(r[0], reference, "hardware FFMA on {x} {y} {z}");
                     }
                 }
             }
         }
     }
 
+    /// Lane masks (0 or all ones per lane) and the bits they pack into,
+    /// worked by hand.
+    fn packed_cases() -> Vec<([u32; 32], u64)> {
+        let mask =
+            |f: fn(usize) -> bool| std::array::from_fn(|l| 0u32.wrapping_sub(u32::from(f(l))));
+        vec![
+            // Lanes 0, 3, 6, ..., 30: 1001 0010 0100 1001 ... = 0x49249249.
+            (mask(|l| l % 3 == 0), 0x4924_9249),
+            (mask(|l| l == 31 || l == 15), 0x8000_8000),
+            (mask(|_| true), 0xffff_ffff),
+            (mask(|_| false), 0),
+            // Lanes 16..=23 and lane 0.
+            (mask(|l| (16..24).contains(&l) || l == 0), 0x00ff_0001),
+            (mask(|l| l == 7), 0x80),
+        ]
+    }
+
     #[test]
     fn lane_masks_pack_into_bits() {
+        for (m, want) in packed_cases() {
+            assert_eq!(pack_lane_masks_portable(&m), want, "portable {want:#x}");
+            assert_eq!(pack_lane_masks(&m), want, "{want:#x}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(pack_lane_masks_sse2(&m), want, "SSE2 {want:#x}");
+        }
         assert_eq!(bits(32, |l| l % 3 == 0), 0x4924_9249);
         assert_eq!(lane_bits::<32>(32, |l| l % 3 == 0), 0x4924_9249);
         assert_eq!(lane_bits::<32>(32, |l| l == 31 || l == 15), 0x8000_8000);
@@ -1307,15 +1420,38 @@ mod tests {
 
     #[test]
     fn blend_writes_exactly_the_lanes_that_are_on() {
-        for on in [0u32, u32::MAX, 1, 1 << 31, 0xa5a5_0f01, 0x8000_0010] {
-            let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
+        // Lane l of the old row holds l, of the new row 100 + l: lane l
+        // must read 100 + l exactly where bit l of `on` is set.
+        for on in [
+            0u32,
+            u32::MAX,
+            1,
+            1 << 31,
+            0xa5a5_0f01,
+            0x8000_0010,
+            0x0000_00f0,
+        ] {
+            let want: [u32; 32] =
+                std::array::from_fn(|l| if on >> l & 1 != 0 { 100 + l } else { l } as u32);
             let vals: [u32; 32] = std::array::from_fn(|l| 100 + l as u32);
-            blend_lanes(&mut dst, &vals, on);
-            for (l, &got) in dst.iter().enumerate() {
-                let want = if on >> l & 1 != 0 { 100 + l } else { l };
-                assert_eq!(got, want as u32, "lane {l} of {on:#x}");
+            let blends: [(&str, fn(&mut [u32; 32], &[u32; 32], u32)); 3] = [
+                ("chosen", blend_lanes),
+                ("portable", blend_lanes_portable),
+                #[cfg(target_arch = "x86_64")]
+                ("SSE2", blend_lanes_sse2),
+                #[cfg(not(target_arch = "x86_64"))]
+                ("portable", blend_lanes_portable),
+            ];
+            for (name, blend) in blends {
+                let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
+                blend(&mut dst, &vals, on);
+                assert_eq!(dst, want, "{name} blend of {on:#x}");
             }
         }
+        // One worked by hand in full: lanes 4..=7 on.
+        let mut dst = [0u32; 32];
+        blend_lanes_portable(&mut dst, &[9; 32], 0xf0);
+        assert_eq!(dst[..9], [0, 0, 0, 0, 9, 9, 9, 9, 0]);
     }
 
     #[test]
