@@ -8,7 +8,7 @@
 //! [`semantics`], in the memory system, or as a [`ControlOp`], a
 //! convergence or barrier behaviour the engine carries out.
 //!
-//! The table is a macro, [`opcode_table!`], that hands every entry to a
+//! The table is a macro, `opcode_table!`, that hands every entry to a
 //! consumer macro: `isa` builds [`Op`], [`Op::class`], [`Op::unit`],
 //! [`OPCODES`] and [`usage`] from it; `asm::opcodes` the typing of an
 //! instruction, `asm::deps` its read and write sets, `engine::exec` the
@@ -21,7 +21,7 @@
 //! part of an entry is a compile error rather than a forgotten file.
 //!
 //! Adding an opcode:
-//! 1. Add an entry to [`opcode_table!`]: fields, spellings, class.
+//! 1. Add an entry to `opcode_table!`: fields, spellings, class.
 //! 2. `decode`: read its modifiers (`m`) and operands (`o`) into the fields.
 //! 3. `regs`: its reads and writes (`rw.def`, `rw.src`, `rw.pred`, ...).
 //! 4. `exec`: `lanes { x.SHAPE(.., semantics::NAME) }`, `memory` or `control`.
