@@ -4,6 +4,8 @@
 //! frontends:
 //!
 //! - [`expr`]: the small expression language of scenario files.
+//! - [`isa`]: the instruction set, one table entry per opcode (operands,
+//!   spellings, class, reads and writes, semantics).
 //! - [`asm`]: the SASS-flavoured assembler, control codes and the
 //!   control-flow graph with immediate post-dominators.
 //! - [`scenario`]: loading and validating a YAML scenario.
@@ -61,6 +63,7 @@ pub mod builtin;
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod isa;
 #[cfg(feature = "tui")]
 pub mod record;
 pub mod report;

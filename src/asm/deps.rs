@@ -1,5 +1,6 @@
-//! Which registers and predicates each instruction reads and writes: the
-//! facts control-code derivation and hazard checks are built on.
+//! Which registers and predicates each instruction reads and writes (as
+//! its opcode's table entry in [`crate::isa`] says): the facts control-code
+//! derivation and hazard checks are built on.
 
 use super::ir::{MemRef, MulMode, Op, PRED_BASE, PT, PredSrc, RZ, Resource, Src};
 
@@ -57,136 +58,39 @@ impl Sets {
 pub fn resources(op: &Op, guard: PredSrc) -> (Vec<Resource>, Vec<Resource>) {
     let mut s = Sets::default();
     s.pred(guard);
-    match *op {
-        Op::Mov { d, a } => {
-            s.def(d);
-            s.src(a);
-        }
-        Op::S2r { d, .. } => s.def(d),
-        Op::Sel { d, a, b, p } | Op::Imnmx { d, a, b, p, .. } | Op::Fmnmx { d, a, b, p } => {
-            s.def(d);
-            s.src(a);
-            s.src(b);
-            s.pred(p);
-        }
-        Op::Iadd3 {
-            d,
-            carry,
-            a,
-            b,
-            c,
-            carry_in,
-        } => {
-            s.def(d);
-            carry.iter().for_each(|&p| s.pdef(p));
-            s.src(a);
-            s.src(b);
-            s.src(c);
-            carry_in.iter().for_each(|&p| s.pred(p));
-        }
-        Op::Imad {
-            d, a, b, c, mode, ..
-        } => {
-            if mode == MulMode::Wide {
-                s.def_group(d, 2);
-                s.src_pair(c);
-            } else {
-                s.def(d);
-                s.src(c);
-            }
-            s.src(a);
-            s.src(b);
-        }
-        Op::Isetp { p, q, a, b, c, .. } | Op::Fsetp { p, q, a, b, c, .. } => {
-            s.pdef(p);
-            s.pdef(q);
-            s.src(a);
-            s.src(b);
-            s.pred(c);
-        }
-        Op::Lop3 { p, d, a, b, c, .. } => {
-            s.pdef(p);
-            s.def(d);
-            s.src(a);
-            s.src(b);
-            s.src(c);
-        }
-        Op::Shl { d, a, b }
-        | Op::Shr { d, a, b, .. }
-        | Op::Fadd { d, a, b }
-        | Op::Fmul { d, a, b } => {
-            s.def(d);
-            s.src(a);
-            s.src(b);
-        }
-        Op::Iabs { d, a }
-        | Op::Popc { d, a }
-        | Op::I2f { d, a, .. }
-        | Op::F2i { d, a, .. }
-        | Op::Mufu { d, a, .. } => {
-            s.def(d);
-            s.src(a);
-        }
-        Op::Lea {
-            d,
-            carry,
-            a,
-            b,
-            hi_src,
-            carry_in,
-            ..
-        } => {
-            s.def(d);
-            s.pdef(carry);
-            s.src(a);
-            s.src(b);
-            s.src(hi_src);
-            s.pred(carry_in);
-        }
-        Op::Ffma { d, a, b, c } => {
-            s.def(d);
-            s.src(a);
-            s.src(b);
-            s.src(c);
-        }
-        Op::Ldg { d, addr, width } | Op::Lds { d, addr, width } => {
-            s.def_group(d, width.regs());
-            s.mem(addr);
-        }
-        Op::Stg { addr, s: r, width } | Op::Sts { addr, s: r, width } => {
-            s.mem(addr);
-            for k in 0..width.regs() {
-                s.use_reg(r.saturating_add(k));
-            }
-        }
-        Op::Shfl { p, d, a, b, c, .. } => {
-            s.pdef(p);
-            s.def(d);
-            s.use_reg(a);
-            s.src(b);
-            s.src(c);
-        }
-        Op::Vote { d, p, src, .. } => {
-            s.def(d);
-            s.pdef(p);
-            s.pred(src);
-        }
-        Op::Warpsync { mask } => s.src(mask),
-        Op::Bra { .. }
-        | Op::Bssy { .. }
-        | Op::Bsync { .. }
-        | Op::Break { .. }
-        | Op::BarSync { .. }
-        | Op::Depbar { .. }
-        | Op::Exit
-        | Op::Nop => {}
-    }
+    reads_and_writes(op, &mut s);
     for v in [&mut s.defs, &mut s.uses] {
         v.sort_unstable();
         v.dedup();
     }
     (s.defs, s.uses)
 }
+
+/// Adds the registers and predicates `op` reads and writes, as its entry
+/// in the opcode table ([`crate::isa`]) lists them.
+macro_rules! reads_and_writes {
+    (
+        binders ($opc:ident, $ins:ident, $m:ident, $o:ident, $rw:ident, $x:ident);
+        $(
+            $(#[$doc:meta])*
+            $V:ident $({ $($f:ident : $t:tt),* $(,)? })?
+                spell { $($sp:literal => $usage:literal),+ $(,)? }
+                class $class:ident
+                decode { $($decode:tt)* }
+                regs { $($regs:tt)* }
+                exec $kind:ident { $($exec:tt)* }
+        )*
+    ) => {
+        #[allow(unused_variables)]
+        fn reads_and_writes(op: &Op, $rw: &mut Sets) {
+            match *op {
+                $(Op::$V $({ $($f),* })? => { $($regs)* })*
+            }
+        }
+    };
+}
+
+crate::isa::opcode_table!(reads_and_writes);
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
-//! The opcode table: which opcodes and modifiers exist, what operands each
-//! takes, and how they become a typed [`Op`].
+//! Typing one instruction: its modifiers and operands read, as its entry
+//! in the opcode table ([`crate::isa`]) says, into a typed [`Op`], with
+//! errors that name the operand and the opcode's form.
 
 use std::collections::HashMap;
 
@@ -10,13 +11,7 @@ use super::ir::{
 };
 use super::parser::{Located, RawInstr, RawOperand};
 
-/// Every opcode the assembler accepts, for "did you mean" hints.
-pub const OPCODES: &[&str] = &[
-    "MOV", "S2R", "SEL", "FSEL", "IADD3", "IMAD", "IMUL", "ISETP", "LOP3", "SHL", "SHR", "IMNMX",
-    "IABS", "LEA", "POPC", "FADD", "FMUL", "FFMA", "FSETP", "FMNMX", "I2F", "F2I", "MUFU", "LDG",
-    "STG", "LDS", "STS", "SHFL", "VOTE", "BRA", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "BAR",
-    "DEPBAR", "EXIT", "NOP",
-];
+pub use crate::isa::{OPCODES, usage};
 
 /// Modifiers that change nothing in this model (cache policy, memory
 /// ordering scope, encoding hints) and are accepted wherever SASS has them.
@@ -333,50 +328,6 @@ impl<'a> Operands<'a> {
     }
 }
 
-/// The operand form of each opcode, for hints.
-pub fn usage(mnemonic: &str) -> &'static str {
-    match mnemonic.split('.').next().unwrap_or("") {
-        "MOV" => "MOV Rd, src",
-        "S2R" => "S2R Rd, SR_TID.X",
-        "SEL" | "FSEL" => "SEL Rd, a, b, Pp",
-        "IADD3" => "IADD3 Rd, [Pc,] a, b, c [, carry-in predicates with .X]",
-        "IMAD" => "IMAD[.WIDE|.HI][.U32] Rd, a, b, c",
-        "IMUL" => "IMUL[.WIDE|.HI][.U32] Rd, a, b",
-        "ISETP" => "ISETP.LT.AND Pd, Pq, a, b, Pc",
-        "LOP3" => "LOP3.LUT [Pd,] Rd, a, b, c, lut, Pc",
-        "SHL" => "SHL Rd, a, b",
-        "SHR" => "SHR[.U32|.S32] Rd, a, b",
-        "IMNMX" => "IMNMX[.U32] Rd, a, b, Pp (PT: min, !PT: max)",
-        "IABS" => "IABS Rd, a",
-        "POPC" => "POPC Rd, a",
-        "LEA" => "LEA Rd, [Pc,] a, b, shift  or  LEA.HI[.X] Rd, a, b, a_hi, shift [, Pc]",
-        "FADD" => "FADD Rd, a, b",
-        "FMUL" => "FMUL Rd, a, b",
-        "FFMA" => "FFMA Rd, a, b, c",
-        "FSETP" => "FSETP.GT.AND Pd, Pq, a, b, Pc",
-        "FMNMX" => "FMNMX Rd, a, b, Pp (PT: min, !PT: max)",
-        "I2F" => "I2F[.U32] Rd, a",
-        "F2I" => "F2I[.TRUNC|.FLOOR|.CEIL][.U32] Rd, a",
-        "MUFU" => "MUFU.EX2 Rd, a",
-        "LDG" => "LDG.E[.64|.128|.U8|.S8|.U16|.S16] Rd, [Ra+imm]",
-        "STG" => "STG.E[.64|.128|.U8|.U16] [Ra+imm], Rs",
-        "LDS" => "LDS[.64|.128|.U8|.S8|.U16|.S16] Rd, [Ra+imm]",
-        "STS" => "STS[.64|.128|.U8|.U16] [Ra+imm], Rs",
-        "SHFL" => "SHFL.BFLY Pd, Rd, Ra, b, c",
-        "VOTE" => "VOTE.ANY Rd, Pd, Ps",
-        "BRA" => "BRA label",
-        "BSSY" => "BSSY Bn, label",
-        "BSYNC" => "BSYNC Bn",
-        "BREAK" => "BREAK Bn",
-        "WARPSYNC" => "WARPSYNC mask",
-        "BAR" => "BAR.SYNC [id]",
-        "DEPBAR" => "DEPBAR.LE SBn, count",
-        "EXIT" => "EXIT",
-        "NOP" => "NOP",
-        _ => "OPCODE operands",
-    }
-}
-
 const CMPS: &[&str] = &["LT", "LE", "GT", "GE", "EQ", "NE"];
 
 fn cmp_of(s: &str) -> Cmp {
@@ -449,475 +400,56 @@ pub(crate) fn build(
         next: 0,
         labels,
     };
-    let (op, class) = match opcode {
-        "MOV" => {
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            // Older listings carry a lane mask (`MOV R0, R1, 0xf`): ignore it.
-            if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Int { .. })) {
-                o.next += 1;
-            }
-            (Op::Mov { d, a }, Class::Alu)
-        }
-        "S2R" => {
-            let d = o.dst()?;
-            let s = o.take("a special register")?;
-            let sr = match &s.value {
-                RawOperand::Special(sr) => *sr,
-                _ => {
-                    let mut e = o.wrong(s, "a special register");
-                    e.expected = Some(
-                        "SR_TID.X, SR_CTAID.X, SR_NTID.X, SR_NCTAID.X, SR_LANEID or SR_VIRTUALWARPID"
-                            .into(),
-                    );
-                    return Err(e);
-                }
-            };
-            (Op::S2r { d, sr }, Class::Alu)
-        }
-        "SEL" | "FSEL" => {
-            let d = o.dst()?;
-            let (a, b) = if opcode == "FSEL" {
-                (o.fsrc()?, o.fsrc()?)
-            } else {
-                (o.isrc()?, o.isrc()?)
-            };
-            let p = o.psrc()?;
-            (Op::Sel { d, a, b, p }, Class::Alu)
-        }
-        "IADD3" => {
-            let x = m.has("X");
-            let d = o.dst()?;
-            let mut carry = [PT, PT];
-            for slot in &mut carry {
-                if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
-                    *slot = o.pdst()?;
-                }
-            }
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let c = o.isrc()?;
-            let mut carry_in = [PredSrc {
-                index: PT,
-                negate: true,
-            }; 2];
-            if x {
-                for slot in &mut carry_in {
-                    if o.peek().is_some() {
-                        *slot = o.psrc()?;
-                    }
-                }
-            }
-            (
-                Op::Iadd3 {
-                    d,
-                    carry,
-                    a,
-                    b,
-                    c,
-                    carry_in,
-                },
-                Class::Alu,
-            )
-        }
-        "IMAD" | "IMUL" => {
-            let mode = match m.take(&["WIDE", "HI"]) {
-                Some("WIDE") => MulMode::Wide,
-                Some(_) => MulMode::Hi,
-                None => MulMode::Lo,
-            };
-            let signed = m.take(&["U32", "S32"]) != Some("U32");
-            // IMAD.MOV, IMAD.SHL and IMAD.IADD are IMAD spelled for the reader.
-            m.take(&["MOV", "SHL", "IADD"]);
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let c = if opcode == "IMAD" {
-                o.isrc()?
-            } else {
-                Src::Reg(RegSrc::plain(RZ))
-            };
-            (
-                Op::Imad {
-                    d,
-                    a,
-                    b,
-                    c,
-                    mode,
-                    signed,
-                },
-                Class::Alu,
-            )
-        }
-        "ISETP" => {
-            let cmp = cmp_of(need(&mut m, ins, CMPS, "a comparison")?);
-            let unsigned = m.take(&["U32", "S32"]) == Some("U32");
-            let combine = combine(&mut m, ins)?;
-            let p = o.pdst()?;
-            let q = o.pdst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let c = o.psrc()?;
-            (
-                Op::Isetp {
-                    cmp,
-                    unsigned,
-                    combine,
-                    p,
-                    q,
-                    a,
-                    b,
-                    c,
-                },
-                Class::Alu,
-            )
-        }
-        "LOP3" => {
-            need(&mut m, ins, &["LUT"], "`.LUT`")?;
-            let p = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
-                o.pdst()?
-            } else {
-                PT
-            };
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let c = o.isrc()?;
-            let lut = o.imm("a truth table (0x00..0xff)")?;
-            let lut = u8::try_from(lut).map_err(|_| {
-                let mut e = at(&ins.operands[o.next - 1], "truth table out of range");
-                e.expected = Some("0x00..0xff".into());
-                e
-            })?;
-            if o.peek().is_some() {
-                o.psrc()?;
-            }
-            (Op::Lop3 { p, d, a, b, c, lut }, Class::Alu)
-        }
-        "SHL" => {
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            (Op::Shl { d, a, b }, Class::Alu)
-        }
-        "SHR" => {
-            let signed = m.take(&["U32", "S32"]) == Some("S32");
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            (Op::Shr { d, a, b, signed }, Class::Alu)
-        }
-        "IMNMX" => {
-            let unsigned = m.take(&["U32", "S32"]) == Some("U32");
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let p = o.psrc()?;
-            (
-                Op::Imnmx {
-                    d,
-                    a,
-                    b,
-                    p,
-                    unsigned,
-                },
-                Class::Alu,
-            )
-        }
-        "IABS" => {
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            (Op::Iabs { d, a }, Class::Alu)
-        }
-        "POPC" => {
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            (Op::Popc { d, a }, Class::Alu)
-        }
-        "LEA" => {
-            let hi = m.has("HI");
-            let x = m.has("X");
-            let d = o.dst()?;
-            let carry = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
-                o.pdst()?
-            } else {
-                PT
-            };
-            let a = o.isrc()?;
-            let b = o.isrc()?;
-            let hi_src = if hi {
-                o.isrc()?
-            } else {
-                Src::Reg(RegSrc::plain(RZ))
-            };
-            let shift = o.imm("a shift amount")?;
-            let carry_in = if x && o.peek().is_some() {
-                o.psrc()?
-            } else {
-                PredSrc {
-                    index: PT,
-                    negate: true,
-                }
-            };
-            (
-                Op::Lea {
-                    d,
-                    carry,
-                    a,
-                    b,
-                    hi_src,
-                    shift: (shift & 31) as u32,
-                    hi,
-                    carry_in,
-                },
-                Class::Alu,
-            )
-        }
-        "FADD" | "FMUL" => {
-            let d = o.dst()?;
-            let a = o.fsrc()?;
-            let b = o.fsrc()?;
-            let op = if opcode == "FADD" {
-                Op::Fadd { d, a, b }
-            } else {
-                Op::Fmul { d, a, b }
-            };
-            (op, Class::Alu)
-        }
-        "FFMA" => {
-            let d = o.dst()?;
-            let a = o.fsrc()?;
-            let b = o.fsrc()?;
-            let c = o.fsrc()?;
-            (Op::Ffma { d, a, b, c }, Class::Alu)
-        }
-        "FSETP" => {
-            let names = &[
-                "LT", "LE", "GT", "GE", "EQ", "NE", "LTU", "LEU", "GTU", "GEU", "EQU", "NEU",
-                "NUM", "NAN",
-            ];
-            let c = need(&mut m, ins, names, "a comparison")?;
-            let cmp = match c {
-                "NUM" => FCmp::Num,
-                "NAN" => FCmp::Nan,
-                u if u.len() == 3 => FCmp::Unordered(cmp_of(&u[..2])),
-                o => FCmp::Ordered(cmp_of(o)),
-            };
-            let combine = combine(&mut m, ins)?;
-            let p = o.pdst()?;
-            let q = o.pdst()?;
-            let a = o.fsrc()?;
-            let b = o.fsrc()?;
-            let c = o.psrc()?;
-            (
-                Op::Fsetp {
-                    cmp,
-                    combine,
-                    p,
-                    q,
-                    a,
-                    b,
-                    c,
-                },
-                Class::Alu,
-            )
-        }
-        "FMNMX" => {
-            let d = o.dst()?;
-            let a = o.fsrc()?;
-            let b = o.fsrc()?;
-            let p = o.psrc()?;
-            (Op::Fmnmx { d, a, b, p }, Class::Alu)
-        }
-        "I2F" => {
-            m.take(&["F32"]);
-            let unsigned = m.take(&["U32", "S32"]) == Some("U32");
-            let d = o.dst()?;
-            let a = o.isrc()?;
-            (Op::I2f { d, a, unsigned }, Class::Alu)
-        }
-        "F2I" => {
-            let round = match m.take(&["TRUNC", "FLOOR", "CEIL"]) {
-                Some("TRUNC") => Round::Trunc,
-                Some("FLOOR") => Round::Floor,
-                Some("CEIL") => Round::Ceil,
-                _ => Round::Nearest,
-            };
-            let unsigned = m.take(&["U32", "S32"]) == Some("U32");
-            m.take(&["F32"]);
-            let d = o.dst()?;
-            let a = o.fsrc()?;
-            (
-                Op::F2i {
-                    d,
-                    a,
-                    unsigned,
-                    round,
-                },
-                Class::Alu,
-            )
-        }
-        "MUFU" => {
-            let f = need(
-                &mut m,
-                ins,
-                &["EX2", "LG2", "RCP", "RSQ", "SQRT", "SIN", "COS"],
-                "a function",
-            )?;
-            let func = match f {
-                "EX2" => MufuOp::Ex2,
-                "LG2" => MufuOp::Lg2,
-                "RCP" => MufuOp::Rcp,
-                "RSQ" => MufuOp::Rsq,
-                "SQRT" => MufuOp::Sqrt,
-                "SIN" => MufuOp::Sin,
-                _ => MufuOp::Cos,
-            };
-            let d = o.dst()?;
-            let a = o.fsrc()?;
-            (Op::Mufu { d, a, func }, Class::Sfu)
-        }
-        "LDG" | "LDS" => {
-            let width = width(&mut m);
-            let d = o.dst()?;
-            let addr = o.mem()?;
-            let (op, class) = if opcode == "LDG" {
-                (Op::Ldg { d, addr, width }, Class::Global)
-            } else {
-                (Op::Lds { d, addr, width }, Class::Shared)
-            };
-            check_pair_alignment(ins, d, width)?;
-            (op, class)
-        }
-        "STG" | "STS" => {
-            let width = width(&mut m);
-            let addr = o.mem()?;
-            let s = o.reg("a source register")?;
-            check_pair_alignment(ins, s, width)?;
-            if opcode == "STG" {
-                (Op::Stg { addr, s, width }, Class::Global)
-            } else {
-                (Op::Sts { addr, s, width }, Class::Shared)
-            }
-        }
-        "SHFL" => {
-            let mode = match need(&mut m, ins, &["IDX", "UP", "DOWN", "BFLY"], "a mode")? {
-                "IDX" => ShflMode::Idx,
-                "UP" => ShflMode::Up,
-                "DOWN" => ShflMode::Down,
-                _ => ShflMode::Bfly,
-            };
-            let p = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
-                o.pdst()?
-            } else {
-                PT
-            };
-            let d = o.dst()?;
-            let a = o.reg("a source register")?;
-            let b = o.isrc()?;
-            let c = o.isrc()?;
-            (
-                Op::Shfl {
-                    p,
-                    d,
-                    a,
-                    b,
-                    c,
-                    mode,
-                },
-                Class::Shared,
-            )
-        }
-        "VOTE" => {
-            let mode = match need(&mut m, ins, &["ALL", "ANY", "EQ"], "a mode")? {
-                "ALL" => VoteMode::All,
-                "ANY" => VoteMode::Any,
-                _ => VoteMode::Eq,
-            };
-            let d = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Reg(_))) {
-                o.dst()?
-            } else {
-                RZ
-            };
-            let p = o.pdst()?;
-            let src = o.psrc()?;
-            (Op::Vote { mode, d, p, src }, Class::Alu)
-        }
-        "BRA" => {
-            let target = o.target()?;
-            (Op::Bra { target }, Class::Control)
-        }
-        "BSSY" => {
-            let barrier = o.barrier()?;
-            let target = o.target()?;
-            (Op::Bssy { barrier, target }, Class::Control)
-        }
-        "BSYNC" => (
-            Op::Bsync {
-                barrier: o.barrier()?,
-            },
-            Class::Control,
-        ),
-        "BREAK" => (
-            Op::Break {
-                barrier: o.barrier()?,
-            },
-            Class::Control,
-        ),
-        "WARPSYNC" => {
-            let mask = if m.has("ALL") || o.peek().is_none() {
-                Src::Imm(u32::MAX)
-            } else {
-                o.isrc()?
-            };
-            (Op::Warpsync { mask }, Class::Control)
-        }
-        "BAR" => {
-            need(&mut m, ins, &["SYNC"], "`.SYNC`")?;
-            let id = if o.peek().is_some() {
-                o.imm("a barrier number")?
-            } else {
-                0
-            };
-            if !(0..16).contains(&id) {
-                let mut e = at(&ins.operands[o.next - 1], "barrier number out of range");
-                e.expected = Some("0..15".into());
-                return Err(e);
-            }
-            (Op::BarSync { id: id as u32 }, Class::Control)
-        }
-        "DEPBAR" => {
-            need(&mut m, ins, &["LE"], "`.LE`")?;
-            let s = o.take("a scoreboard SB0..SB5")?;
-            let sb = match &s.value {
-                RawOperand::Scoreboard(n) => *n,
-                _ => return Err(o.wrong(s, "a scoreboard SB0..SB5")),
-            };
-            let le = o.imm("a count")?;
-            let le = u8::try_from(le).map_err(|_| {
-                let mut e = at(&ins.operands[o.next - 1], "count out of range");
-                e.expected = Some("0..63".into());
-                e
-            })?;
-            (Op::Depbar { sb, le }, Class::Control)
-        }
-        "EXIT" => (Op::Exit, Class::Control),
-        "NOP" => (Op::Nop, Class::Control),
-        other => {
-            let mut e = at(&ins.mnemonic, format!("unknown opcode `{other}`"));
-            e.len = other.chars().count() as u32;
-            e.expected = Some("an opcode such as FFMA, ISETP, LDG or BRA".into());
-            e.hint = match nearest(other, OPCODES) {
-                Some(n) => Some(format!("did you mean `{n}`?")),
-                None => Some(format!("supported opcodes: {}", OPCODES.join(" "))),
-            };
-            return Err(e);
-        }
+    let Some(op) = decode(opcode, ins, &mut m, &mut o)? else {
+        let mut e = at(&ins.mnemonic, format!("unknown opcode `{opcode}`"));
+        e.len = opcode.chars().count() as u32;
+        e.expected = Some("an opcode such as FFMA, ISETP, LDG or BRA".into());
+        e.hint = match nearest(opcode, OPCODES) {
+            Some(n) => Some(format!("did you mean `{n}`?")),
+            None => Some(format!("supported opcodes: {}", OPCODES.join(" "))),
+        };
+        return Err(e);
     };
     o.done()?;
     m.finish(ins)?;
+    let class = op.class();
     Ok((op, class))
 }
+
+/// Types an instruction's operands by its opcode's table entry (see
+/// [`crate::isa`]); `None` for an opcode not in the table.
+macro_rules! decoder {
+    (
+        binders ($opc:ident, $ins:ident, $m:ident, $o:ident, $rw:ident, $x:ident);
+        $(
+            $(#[$doc:meta])*
+            $V:ident $({ $($f:ident : $t:tt),* $(,)? })?
+                spell { $($sp:literal => $usage:literal),+ $(,)? }
+                class $class:ident
+                decode { $($decode:tt)* }
+                regs { $($regs:tt)* }
+                exec $kind:ident { $($exec:tt)* }
+        )*
+    ) => {
+        #[allow(unused_variables)]
+        fn decode(
+            $opc: &str,
+            $ins: &RawInstr,
+            $m: &mut Mods,
+            $o: &mut Operands,
+        ) -> Result<Option<Op>, AsmError> {
+            Ok(Some(match $opc {
+                $($($sp)|+ => {
+                    $($decode)*
+                    Op::$V $({ $($f),* })?
+                })*
+                _ => return Ok(None),
+            }))
+        }
+    };
+}
+
+crate::isa::opcode_table!(decoder);
 
 /// Wide accesses name a register group that must be aligned, as in SASS.
 fn check_pair_alignment(ins: &RawInstr, reg: u8, width: Width) -> Result<(), AsmError> {

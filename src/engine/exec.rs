@@ -11,16 +11,12 @@
 //! every machine; a NaN result is stored as `0x7fffffff`, the canonical NaN
 //! NVIDIA GPUs produce.
 
-use crate::asm::ir::{
-    Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, RZ, Round, ShflMode, SpecialReg, Src,
-    VoteMode, Width,
-};
+use crate::asm::ir::{Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, Src, Width};
+use crate::isa::semantics::{self, canon};
 
 use super::convergence::its::lanes;
 use super::memory::{self, Coalescing, FaultKind, GlobalMemory, SharedMemory};
 use super::warp::{Warp, lane_mask};
-
-const CANONICAL_NAN: u32 = 0x7fff_ffff;
 
 /// Reusable buffers for one instruction's execution.
 #[derive(Debug, Clone)]
@@ -307,32 +303,45 @@ fn write<const N: usize>(w: &mut Warp, d: u8, vals: &Lanes, on: u64) {
 #[inline(always)]
 fn blend_lanes(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
     #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
-            _mm_or_si128, _mm_set_epi32, _mm_set1_epi32, _mm_srli_epi32, _mm_storeu_si128,
-        };
-        let (d, v) = (
-            dst.as_mut_ptr().cast::<__m128i>(),
-            vals.as_ptr().cast::<__m128i>(),
-        );
-        // SAFETY: SSE2 is part of x86_64; `dst` and `vals` hold 32 lanes,
-        // read and written as eight unaligned 128-bit chunks. Each chunk's
-        // keep mask is its four bits of `on` against 1, 2, 4, 8, the bits
-        // shifted down by four a chunk (no mask constant loaded per chunk).
-        unsafe {
-            let bit = _mm_set_epi32(8, 4, 2, 1);
-            let mut m = _mm_set1_epi32(on as i32);
-            for c in 0..8 {
-                let keep = _mm_cmpeq_epi32(_mm_and_si128(m, bit), bit);
-                let new = _mm_and_si128(keep, _mm_loadu_si128(v.add(c)));
-                let old = _mm_andnot_si128(keep, _mm_loadu_si128(d.add(c)));
-                _mm_storeu_si128(d.add(c), _mm_or_si128(new, old));
-                m = _mm_srli_epi32(m, 4);
-            }
+    blend_lanes_sse2(dst, vals, on);
+    #[cfg(not(target_arch = "x86_64"))]
+    blend_lanes_portable(dst, vals, on);
+}
+
+/// [`blend_lanes`] with SSE2, eight 4-lane chunks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn blend_lanes_sse2(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_or_si128,
+        _mm_set_epi32, _mm_set1_epi32, _mm_srli_epi32, _mm_storeu_si128,
+    };
+    let (d, v) = (
+        dst.as_mut_ptr().cast::<__m128i>(),
+        vals.as_ptr().cast::<__m128i>(),
+    );
+    // SAFETY: SSE2 is part of x86_64; `dst` and `vals` hold 32 lanes,
+    // read and written as eight unaligned 128-bit chunks. Each chunk's
+    // keep mask is its four bits of `on` against 1, 2, 4, 8, the bits
+    // shifted down by four a chunk (no mask constant loaded per chunk).
+    unsafe {
+        let bit = _mm_set_epi32(8, 4, 2, 1);
+        let mut m = _mm_set1_epi32(on as i32);
+        for c in 0..8 {
+            let keep = _mm_cmpeq_epi32(_mm_and_si128(m, bit), bit);
+            let new = _mm_and_si128(keep, _mm_loadu_si128(v.add(c)));
+            let old = _mm_andnot_si128(keep, _mm_loadu_si128(d.add(c)));
+            _mm_storeu_si128(d.add(c), _mm_or_si128(new, old));
+            m = _mm_srli_epi32(m, 4);
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+}
+
+/// [`blend_lanes`] without vector intrinsics, for other targets (and,
+/// in tests, checked against the SSE2 one on x86).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn blend_lanes_portable(dst: &mut [u32; 32], vals: &[u32; 32], on: u32) {
     for (l, x) in dst.iter_mut().enumerate() {
         let bit = 1u32 << l;
         let keep = 0u32.wrapping_sub(u32::from(on & bit == bit));
@@ -378,29 +387,45 @@ fn lane_bits<const N: usize>(n: usize, f: impl Fn(usize) -> bool) -> u64 {
 fn pack_lane_masks(m: &[u32; 32]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{
-            __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
-        };
-        let mut out = 0u64;
-        for (h, half) in m.chunks_exact(16).enumerate() {
-            let p = half.as_ptr().cast::<__m128i>();
-            // SAFETY: SSE2 is part of x86_64; `half` holds 16 lanes, read
-            // as four unaligned 128-bit loads. Saturating packs keep 0 and
-            // all ones, so each lane ends as one byte's sign bit.
-            let bytes = unsafe {
-                let q = |i| _mm_loadu_si128(p.add(i));
-                let lo = _mm_packs_epi32(q(0), q(1));
-                let hi = _mm_packs_epi32(q(2), q(3));
-                _mm_movemask_epi8(_mm_packs_epi16(lo, hi))
-            };
-            out |= u64::from(bytes as u16) << (16 * h);
-        }
-        out
+        pack_lane_masks_sse2(m)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        bits(32, |l| m[l] != 0)
+        pack_lane_masks_portable(m)
     }
+}
+
+/// [`pack_lane_masks`] with SSE2: saturating packs down to bytes, then
+/// one byte-sign movemask per 16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn pack_lane_masks_sse2(m: &[u32; 32]) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packs_epi32,
+    };
+    let mut out = 0u64;
+    for (h, half) in m.chunks_exact(16).enumerate() {
+        let p = half.as_ptr().cast::<__m128i>();
+        // SAFETY: SSE2 is part of x86_64; `half` holds 16 lanes, read
+        // as four unaligned 128-bit loads. Saturating packs keep 0 and
+        // all ones, so each lane ends as one byte's sign bit.
+        let bytes = unsafe {
+            let q = |i| _mm_loadu_si128(p.add(i));
+            let lo = _mm_packs_epi32(q(0), q(1));
+            let hi = _mm_packs_epi32(q(2), q(3));
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi))
+        };
+        out |= u64::from(bytes as u16) << (16 * h);
+    }
+    out
+}
+
+/// [`pack_lane_masks`] without vector intrinsics, for other targets (and,
+/// in tests, checked against the SSE2 one on x86).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn pack_lane_masks_portable(m: &[u32; 32]) -> u64 {
+    bits(32, |l| m[l] != 0)
 }
 
 /// `r = fma(a, b, c)` for lanes `0..n` with the CPU's fused multiply-add,
@@ -455,123 +480,24 @@ fn icmp_mask<const N: usize, A: LaneSrc, B: LaneSrc>(
     b: B,
 ) -> u64 {
     let n = if N == 0 { n.min(64) } else { N };
+    // Each arm calls the semantics with constants, so its loop is one
+    // vector compare.
     macro_rules! lanes {
-        ($t:ty, $op:tt) => {
-            lane_bits::<N>(n, |l| (a.at(l) as $t) $op (b.at(l) as $t))
+        ($c:expr, $u:expr) => {
+            lane_bits::<N>(n, |l| semantics::icmp($c, $u, a.at(l), b.at(l)))
         };
     }
     match (c, unsigned) {
-        (Cmp::Lt, true) => lanes!(u32, <),
-        (Cmp::Le, true) => lanes!(u32, <=),
-        (Cmp::Gt, true) => lanes!(u32, >),
-        (Cmp::Ge, true) => lanes!(u32, >=),
-        (Cmp::Lt, false) => lanes!(i32, <),
-        (Cmp::Le, false) => lanes!(i32, <=),
-        (Cmp::Gt, false) => lanes!(i32, >),
-        (Cmp::Ge, false) => lanes!(i32, >=),
-        (Cmp::Eq, _) => lanes!(u32, ==),
-        (Cmp::Ne, _) => lanes!(u32, !=),
-    }
-}
-
-/// Combines a comparison mask with a predicate mask.
-fn combine_mask(c: Combine, x: u64, y: u64) -> u64 {
-    match c {
-        Combine::And => x & y,
-        Combine::Or => x | y,
-        Combine::Xor => x ^ y,
-    }
-}
-
-fn canon(x: f32) -> u32 {
-    if x.is_nan() {
-        CANONICAL_NAN
-    } else {
-        x.to_bits()
-    }
-}
-
-fn icmp(c: Cmp, a: u32, b: u32, unsigned: bool) -> bool {
-    if unsigned {
-        cmp(c, a, b)
-    } else {
-        cmp(c, a as i32, b as i32)
-    }
-}
-
-fn cmp<T: PartialOrd>(c: Cmp, a: T, b: T) -> bool {
-    match c {
-        Cmp::Lt => a < b,
-        Cmp::Le => a <= b,
-        Cmp::Gt => a > b,
-        Cmp::Ge => a >= b,
-        Cmp::Eq => a == b,
-        Cmp::Ne => a != b,
-    }
-}
-
-fn fcmp(c: FCmp, a: f32, b: f32) -> bool {
-    let unordered = a.is_nan() || b.is_nan();
-    match c {
-        FCmp::Ordered(k) => !unordered && cmp(k, a, b),
-        FCmp::Unordered(k) => unordered || cmp(k, a, b),
-        FCmp::Num => !unordered,
-        FCmp::Nan => unordered,
-    }
-}
-
-fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
-    (0..8).fold(0, |r, i| {
-        if lut >> i & 1 == 0 {
-            return r;
-        }
-        let pa = if i & 4 != 0 { a } else { !a };
-        let pb = if i & 2 != 0 { b } else { !b };
-        let pc = if i & 1 != 0 { c } else { !c };
-        r | (pa & pb & pc)
-    })
-}
-
-fn mufu(f: MufuOp, x: f32) -> f32 {
-    match f {
-        MufuOp::Ex2 => libm::exp2f(x),
-        MufuOp::Lg2 => libm::log2f(x),
-        MufuOp::Rcp => 1.0 / x,
-        MufuOp::Rsq => 1.0 / libm::sqrtf(x),
-        MufuOp::Sqrt => libm::sqrtf(x),
-        MufuOp::Sin => libm::sinf(x),
-        MufuOp::Cos => libm::cosf(x),
-    }
-}
-
-fn f2i(x: f32, round: Round, unsigned: bool) -> u32 {
-    let r = match round {
-        Round::Nearest => x.round_ties_even(),
-        Round::Trunc => x.trunc(),
-        Round::Floor => x.floor(),
-        Round::Ceil => x.ceil(),
-    };
-    // `as` saturates and maps NaN to 0, as the hardware conversion does.
-    if unsigned { r as u32 } else { r as i32 as u32 }
-}
-
-fn fmin(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        b
-    } else if b.is_nan() || a <= b {
-        a
-    } else {
-        b
-    }
-}
-
-fn fmax(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        b
-    } else if b.is_nan() || a >= b {
-        a
-    } else {
-        b
+        (Cmp::Lt, true) => lanes!(Cmp::Lt, true),
+        (Cmp::Le, true) => lanes!(Cmp::Le, true),
+        (Cmp::Gt, true) => lanes!(Cmp::Gt, true),
+        (Cmp::Ge, true) => lanes!(Cmp::Ge, true),
+        (Cmp::Lt, false) => lanes!(Cmp::Lt, false),
+        (Cmp::Le, false) => lanes!(Cmp::Le, false),
+        (Cmp::Gt, false) => lanes!(Cmp::Gt, false),
+        (Cmp::Ge, false) => lanes!(Cmp::Ge, false),
+        (Cmp::Eq, _) => lanes!(Cmp::Eq, true),
+        (Cmp::Ne, _) => lanes!(Cmp::Ne, true),
     }
 }
 
@@ -748,24 +674,6 @@ pub fn execute_any(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) {
     execute::<0>(w, op, on, active, env)
 }
 
-/// The load or store `op` is, if it is one: it runs in [`memory_op`].
-pub fn access(op: &Op) -> Option<Access> {
-    let (space, reg, addr, width, store) = match *op {
-        Op::Ldg { d, addr, width } => (Space::Global, d, addr, width, false),
-        Op::Lds { d, addr, width } => (Space::Shared, d, addr, width, false),
-        Op::Stg { addr, s, width } => (Space::Global, s, addr, width, true),
-        Op::Sts { addr, s, width } => (Space::Shared, s, addr, width, true),
-        _ => return None,
-    };
-    Some(Access {
-        space,
-        addr,
-        reg,
-        width,
-        store,
-    })
-}
-
 /// Executes the data effect of `op`, other than a load or store (see
 /// [`access`]), for the lanes in `on` (active and predicated on); `active`
 /// is the issuing mask, which SHFL reads from. Control flow is the
@@ -773,495 +681,554 @@ pub fn access(op: &Op) -> Option<Access> {
 // Always inlined into `issue` (see `State::issue_sm`).
 #[inline(always)]
 pub fn execute<const N: usize>(w: &mut Warp, op: &Op, on: u64, active: u64, env: &mut Env) {
-    let n = lanes_of::<N>(w);
-    let [a, b, c, r, _] = &mut env.scratch.lanes;
-    // `f(x, y, z)` over the lanes of three sources, each read where it is
-    // (see `Arg`); a two-source operation passes an immediate third.
-    macro_rules! map_args {
-        ($float:expr, $sa:expr, $sb:expr, $sc:expr, $f:expr) => {{
-            let x = arg::<N>(w, $sa, a, $float);
-            let y = arg::<N>(w, $sb, b, $float);
-            let z = arg::<N>(w, $sc, c, $float);
-            split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => map::<N>(n, x, y, z, $f))))
-        }};
+    let mut x = Datapath::<N> { w, env, on, active };
+    dispatch(&mut x, op);
+}
+
+/// A warp's lanes as one instruction runs over them: the lane loops
+/// (shapes) that the opcode table's `exec lanes` entries call with their
+/// semantics functions. Every shape is inlined into [`execute`], so an
+/// entry's closure becomes the body of a loop the compiler vectorises.
+pub(crate) struct Datapath<'a, 'e, const N: usize> {
+    w: &'a mut Warp,
+    env: &'a mut Env<'e>,
+    /// Lanes that are active and predicated on: the ones written.
+    on: u64,
+    /// The issuing lanes (what SHFL may read from).
+    active: u64,
+}
+
+impl<const N: usize> Datapath<'_, '_, N> {
+    /// The lanes where predicate `p` holds.
+    #[inline(always)]
+    pub(crate) fn pred_mask(&self, p: PredSrc) -> u64 {
+        self.w.pred_mask(p)
     }
-    match *op {
-        Op::Mov { d, a: sa } => {
-            fetch_i::<N>(w, sa, a);
-            write::<N>(w, d, a, on);
+
+    /// `d = a`, the source's lanes copied as they are.
+    #[inline(always)]
+    pub(crate) fn copy(&mut self, d: u8, sa: Src) {
+        let [a, ..] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        write::<N>(self.w, d, a, self.on);
+    }
+
+    /// `d = f(a, b, c)` per lane with every source read where it is (see
+    /// [`Arg`]): one loop per kind of each source.
+    #[inline(always)]
+    pub(crate) fn map3(
+        &mut self,
+        float: bool,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        let w: &Warp = self.w;
+        let n = lanes_of::<N>(w);
+        let [a, b, c, ..] = &mut self.env.scratch.lanes;
+        let x = arg::<N>(w, sa, a, float);
+        let y = arg::<N>(w, sb, b, float);
+        let z = arg::<N>(w, sc, c, float);
+        let out =
+            split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => map::<N>(n, x, y, z, &f))));
+        write::<N>(self.w, d, &out, self.on);
+    }
+
+    /// [`Self::map3`] for two sources.
+    #[inline(always)]
+    pub(crate) fn map2(
+        &mut self,
+        float: bool,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        f: impl Fn(u32, u32) -> u32,
+    ) {
+        self.map3(float, d, sa, sb, Src::Imm(0), |x, y, _| f(x, y));
+    }
+
+    /// `d = f(a)` per lane, the source gathered first.
+    #[inline(always)]
+    pub(crate) fn fetched1(&mut self, float: bool, d: u8, sa: Src, f: impl Fn(u32) -> u32) {
+        let n = lanes_of::<N>(self.w);
+        let [a, _, _, r, _] = &mut self.env.scratch.lanes;
+        fetch::<N>(self.w, sa, a, float);
+        for l in 0..n {
+            r[l] = f(a[l]);
         }
-        Op::S2r { d, sr } => {
-            // Lane l reads `base + l * step`.
-            let (base, step) = match sr {
-                SpecialReg::TidX => (w.in_block * w.width, 1),
-                SpecialReg::CtaidX => (w.block, 0),
-                SpecialReg::NtidX => (env.block_dim, 0),
-                SpecialReg::NctaidX => (env.blocks, 0),
-                SpecialReg::LaneId => (0, 1),
-                SpecialReg::WarpId => (w.slot, 0),
-            };
-            for (l, x) in r[..n].iter_mut().enumerate() {
-                *x = base.wrapping_add(step * l as u32);
-            }
-            write::<N>(w, d, r, on);
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// `d = f(a, b)` per lane, the sources gathered first.
+    #[inline(always)]
+    pub(crate) fn fetched2(
+        &mut self,
+        float: bool,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        f: impl Fn(u32, u32) -> u32,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let [a, b, _, r, _] = &mut self.env.scratch.lanes;
+        fetch::<N>(self.w, sa, a, float);
+        fetch::<N>(self.w, sb, b, float);
+        for l in 0..n {
+            r[l] = f(a[l], b[l]);
         }
-        Op::Sel { d, a: sa, b: sb, p } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            let pm = w.pred_mask(p);
-            for l in 0..n {
-                r[l] = if pm >> l & 1 != 0 { a[l] } else { b[l] };
-            }
-            write::<N>(w, d, r, on);
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// `d = f(a, b, c)` per lane on integer sources gathered first.
+    #[inline(always)]
+    pub(crate) fn fetched3(
+        &mut self,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        fetch_i::<N>(self.w, sb, b);
+        fetch_i::<N>(self.w, sc, c);
+        for l in 0..n {
+            r[l] = f(a[l], b[l], c[l]);
         }
-        Op::Iadd3 {
-            d,
-            carry,
-            a: sa,
-            b: sb,
-            c: sc,
-            carry_in,
-        } => {
-            let ci0 = w.pred_mask(carry_in[0]);
-            let ci1 = w.pred_mask(carry_in[1]);
-            if carry == [PT, PT] && ci0 | ci1 == 0 {
-                // No carries in or out: a plain three-way add.
-                let out = map_args!(false, sa, sb, sc, |x: u32, y: u32, z: u32| {
-                    x.wrapping_add(y).wrapping_add(z)
-                });
-                write::<N>(w, d, &out, on);
-                return;
-            }
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, sc, c);
-            let (mut co0, mut co1) = (0u64, 0u64);
-            for l in 0..n {
-                let s = u64::from(a[l])
-                    + u64::from(b[l])
-                    + u64::from(c[l])
-                    + (ci0 >> l & 1)
-                    + (ci1 >> l & 1);
-                r[l] = s as u32;
-                co0 |= (s >> 32 & 1) << l;
-                co1 |= (s >> 33 & 1) << l;
-            }
-            write::<N>(w, d, r, on);
-            write_pred(w, carry[0], co0, on);
-            write_pred(w, carry[1], co1, on);
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// [`Self::fetched3`], and predicate `p` set where the result is not 0.
+    #[inline(always)]
+    pub(crate) fn fetched3_nonzero(
+        &mut self,
+        p: u8,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        self.fetched3(d, sa, sb, sc, f);
+        let n = lanes_of::<N>(self.w);
+        let r = &self.env.scratch.lanes[3];
+        let nonzero = lane_bits::<N>(n, |l| r[l] != 0);
+        write_pred(self.w, p, nonzero, self.on);
+    }
+
+    /// `d = f(p, a, b)` per lane, `p` the lane's bit of predicate `sp`.
+    #[inline(always)]
+    pub(crate) fn select(
+        &mut self,
+        float: bool,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sp: PredSrc,
+        f: impl Fn(bool, u32, u32) -> u32,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let [a, b, _, r, _] = &mut self.env.scratch.lanes;
+        fetch::<N>(self.w, sa, a, float);
+        fetch::<N>(self.w, sb, b, float);
+        let pm = self.w.pred_mask(sp);
+        for l in 0..n {
+            r[l] = f(pm >> l & 1 != 0, a[l], b[l]);
         }
-        Op::Imad {
-            d,
-            a: sa,
-            b: sb,
-            c: sc,
-            mode,
-            signed,
-        } => {
-            if mode == MulMode::Lo {
-                let out = map_args!(false, sa, sb, sc, |x: u32, y: u32, z: u32| {
-                    x.wrapping_mul(y).wrapping_add(z)
-                });
-                write::<N>(w, d, &out, on);
-                return;
-            }
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, sc, c);
-            let wide = |x: u32| -> u64 {
-                if signed {
-                    x as i32 as i64 as u64
-                } else {
-                    u64::from(x)
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// A sum with carries: `f(a, b, c, ci0, ci1)` per lane gives the wide
+    /// sum, `d` takes its low 32 bits, `carry[0]` bit 32, `carry[1]` bit 33.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn carry3(
+        &mut self,
+        d: u8,
+        carry: [u8; 2],
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        carry_in: [PredSrc; 2],
+        f: impl Fn(u32, u32, u32, bool, bool) -> u64,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let ci0 = self.w.pred_mask(carry_in[0]);
+        let ci1 = self.w.pred_mask(carry_in[1]);
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        fetch_i::<N>(self.w, sb, b);
+        fetch_i::<N>(self.w, sc, c);
+        let (mut co0, mut co1) = (0u64, 0u64);
+        for l in 0..n {
+            let s = f(a[l], b[l], c[l], ci0 >> l & 1 != 0, ci1 >> l & 1 != 0);
+            r[l] = s as u32;
+            co0 |= (s >> 32 & 1) << l;
+            co1 |= (s >> 33 & 1) << l;
+        }
+        let on = self.on;
+        write::<N>(self.w, d, r, on);
+        write_pred(self.w, carry[0], co0, on);
+        write_pred(self.w, carry[1], co1, on);
+    }
+
+    /// A 64-bit result into the pair `d`, `d + 1`: `f(a, b, c64)` per lane,
+    /// `c64` the 64-bit addend (the register pair `c`, `c + 1`; for an
+    /// immediate or constant, its high word is the linked one, or the sign
+    /// of a negative immediate when `signed`).
+    #[inline(always)]
+    pub(crate) fn wide3(
+        &mut self,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        signed: bool,
+        f: impl Fn(u32, u32, u64) -> u64,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let c_hi_linked = self.env.c_hi;
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        fetch_i::<N>(self.w, sb, b);
+        fetch_i::<N>(self.w, sc, c);
+        let mut c_hi: Lanes = [0; 64];
+        match sc {
+            Src::Reg(reg) if reg.reg != RZ => {
+                if let Some(v) = row::<N>(self.w, reg.reg.saturating_add(1)) {
+                    c_hi[..n].copy_from_slice(v);
                 }
-            };
-            match mode {
-                // Done above, with its sources where they are.
-                MulMode::Lo => {}
-                MulMode::Hi => {
-                    for l in 0..n {
-                        let p = wide(a[l]).wrapping_mul(wide(b[l]));
-                        r[l] = ((p >> 32) as u32).wrapping_add(c[l]);
-                    }
-                    write::<N>(w, d, r, on);
-                }
-                MulMode::Wide => {
-                    let mut c_hi: Lanes = [0; 64];
-                    match sc {
-                        Src::Reg(reg) if reg.reg != RZ => {
-                            if let Some(v) = row::<N>(w, reg.reg.saturating_add(1)) {
-                                c_hi[..n].copy_from_slice(v);
-                            }
-                        }
-                        Src::Imm(v) if signed && (v as i32) < 0 && env.c_hi == 0 => {
-                            c_hi[..n].fill(u32::MAX)
-                        }
-                        _ => c_hi[..n].fill(env.c_hi),
-                    }
-                    let mut hi: Lanes = [0; 64];
-                    for l in 0..n {
-                        let addend = u64::from(c_hi[l]) << 32 | u64::from(c[l]);
-                        let v = wide(a[l]).wrapping_mul(wide(b[l])).wrapping_add(addend);
-                        r[l] = v as u32;
-                        hi[l] = (v >> 32) as u32;
-                    }
-                    write::<N>(w, d, r, on);
-                    if d != RZ {
-                        write::<N>(w, d.saturating_add(1), &hi, on);
-                    }
-                }
             }
+            Src::Imm(v) if signed && (v as i32) < 0 && c_hi_linked == 0 => c_hi[..n].fill(u32::MAX),
+            _ => c_hi[..n].fill(c_hi_linked),
         }
-        Op::Isetp {
-            cmp: k,
-            unsigned,
-            combine: cb,
-            p,
-            q,
-            a: sa,
-            b: sb,
-            c: pc,
-        } => {
-            let x = arg::<N>(w, sa, a, false);
-            let y = arg::<N>(w, sb, b, false);
-            let t =
-                split_arg!(x, x => split_arg!(y, y => icmp_mask::<N, _, _>(k, unsigned, n, x, y)));
-            let cm = w.pred_mask(pc);
-            let full = w.full();
-            write_pred(w, p, combine_mask(cb, t, cm), on);
-            write_pred(w, q, combine_mask(cb, !t & full, cm), on);
+        let mut hi: Lanes = [0; 64];
+        for l in 0..n {
+            let addend = u64::from(c_hi[l]) << 32 | u64::from(c[l]);
+            let v = f(a[l], b[l], addend);
+            r[l] = v as u32;
+            hi[l] = (v >> 32) as u32;
         }
-        Op::Lop3 {
-            p,
-            d,
-            a: sa,
-            b: sb,
-            c: sc,
-            lut,
-        } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, sc, c);
-            for l in 0..n {
-                r[l] = lut3(lut, a[l], b[l], c[l]);
-            }
-            write::<N>(w, d, r, on);
-            write_pred(w, p, lane_bits::<N>(n, |l| r[l] != 0), on);
+        write::<N>(self.w, d, r, self.on);
+        if d != RZ {
+            write::<N>(self.w, d.saturating_add(1), &hi, self.on);
         }
-        Op::Shl { d, a: sa, b: sb } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            for l in 0..n {
-                r[l] = if b[l] >= 32 { 0 } else { a[l] << b[l] };
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Shr {
-            d,
-            a: sa,
-            b: sb,
-            signed,
-        } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            for l in 0..n {
-                let s = b[l].min(31);
-                r[l] = if signed {
-                    ((a[l] as i32) >> s) as u32
-                } else if b[l] >= 32 {
-                    0
-                } else {
-                    a[l] >> s
-                };
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Imnmx {
-            d,
-            a: sa,
-            b: sb,
-            p,
-            unsigned,
-        } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            let pm = w.pred_mask(p);
-            for l in 0..n {
-                let take_min = pm >> l & 1 != 0;
-                let a_less = icmp(Cmp::Lt, a[l], b[l], unsigned);
-                r[l] = if take_min == a_less { a[l] } else { b[l] };
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Iabs { d, a: sa } => {
-            fetch_i::<N>(w, sa, a);
-            for l in 0..n {
-                r[l] = (a[l] as i32).wrapping_abs() as u32;
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Popc { d, a: sa } => {
-            fetch_i::<N>(w, sa, a);
-            for l in 0..n {
-                r[l] = a[l].count_ones();
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Lea {
-            d,
-            carry,
-            a: sa,
-            b: sb,
-            hi_src,
-            shift,
-            hi,
-            carry_in,
-        } => {
-            fetch_i::<N>(w, sa, a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, hi_src, c);
-            let cin = w.pred_mask(carry_in);
-            let mut co: u64 = 0;
-            for l in 0..n {
-                let shifted = if hi {
-                    (((u64::from(c[l]) << 32 | u64::from(a[l])) << shift) >> 32) as u32
-                } else {
-                    a[l] << shift
-                };
-                let s = u64::from(shifted) + u64::from(b[l]) + (cin >> l & 1);
-                r[l] = s as u32;
-                co |= (s >> 32 & 1) << l;
-            }
-            write::<N>(w, d, r, on);
-            write_pred(w, carry, co, on);
-        }
-        Op::Fadd { d, a: sa, b: sb } => {
-            let out = map_args!(true, sa, sb, Src::Imm(0), |x: u32, y: u32, _| {
-                canon(f32::from_bits(x) + f32::from_bits(y))
-            });
-            write::<N>(w, d, &out, on);
-        }
-        Op::Fmul { d, a: sa, b: sb } => {
-            let out = map_args!(true, sa, sb, Src::Imm(0), |x: u32, y: u32, _| {
-                canon(f32::from_bits(x) * f32::from_bits(y))
-            });
-            write::<N>(w, d, &out, on);
-        }
-        Op::Ffma {
-            d,
-            a: sa,
-            b: sb,
-            c: sc,
-        } => {
-            let x = arg::<N>(w, sa, a, true);
-            let y = arg::<N>(w, sb, b, true);
-            let z = arg::<N>(w, sc, c, true);
-            let fused = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
-                fused_multiply_add::<N, _, _, _>(r, n, x, y, z)
-            })));
-            if fused {
-                write::<N>(w, d, r, on);
-                return;
-            }
+    }
+
+    /// `d = fma(a, b, c)` with the CPU's fused multiply-add when it has
+    /// one, else `portable` per lane (the same correctly rounded result).
+    #[inline(always)]
+    pub(crate) fn fma(
+        &mut self,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        portable: impl Fn(u32, u32, u32) -> u32,
+    ) {
+        let w: &Warp = self.w;
+        let n = lanes_of::<N>(w);
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        let x = arg::<N>(w, sa, a, true);
+        let y = arg::<N>(w, sb, b, true);
+        let z = arg::<N>(w, sc, c, true);
+        let fused = split_arg!(x, x => split_arg!(y, y => split_arg!(z, z => {
+            fused_multiply_add::<N, _, _, _>(r, n, x, y, z)
+        })));
+        if !fused {
             fetch_f::<N>(w, sa, a);
             fetch_f::<N>(w, sb, b);
             fetch_f::<N>(w, sc, c);
-            let mut tricky = 0u32;
             for l in 0..n {
-                let (x, y, z) = (
-                    f32::from_bits(a[l]),
-                    f32::from_bits(b[l]),
-                    f32::from_bits(c[l]),
-                );
-                // The product of two binary32 values is exact in binary64,
-                // so one rounding of the sum to binary32 is the fused
-                // result, unless the binary64 sum sits exactly halfway
-                // between two binary32 values (double rounding) or is
-                // subnormal in binary32. Those lanes take the exact path.
-                let v = f64::from(x) * f64::from(y) + f64::from(z);
-                let halfway = v.to_bits() & 0x1fff_ffff == 0x1000_0000;
-                let tiny = v.abs() < f64::from(f32::MIN_POSITIVE);
-                tricky |= u32::from(halfway | tiny);
-                r[l] = canon(v as f32);
+                r[l] = portable(a[l], b[l], c[l]);
             }
-            if tricky != 0 {
-                for l in 0..n {
-                    r[l] = canon(libm::fmaf(
-                        f32::from_bits(a[l]),
-                        f32::from_bits(b[l]),
-                        f32::from_bits(c[l]),
-                    ));
-                }
+        }
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// Writes a comparison's lanes `t` into `p`, and their complement into
+    /// `q`, each combined with predicate `c`.
+    #[inline(always)]
+    fn set_predicates(&mut self, cb: Combine, p: u8, q: u8, t: u64, c: PredSrc) {
+        let cm = self.w.pred_mask(c);
+        let full = self.w.full();
+        let on = self.on;
+        write_pred(self.w, p, semantics::combine(cb, t, cm), on);
+        write_pred(self.w, q, semantics::combine(cb, !t & full, cm), on);
+    }
+
+    /// An integer compare into predicates, specialised on the comparison.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn icmp_setp(
+        &mut self,
+        k: Cmp,
+        unsigned: bool,
+        cb: Combine,
+        p: u8,
+        q: u8,
+        sa: Src,
+        sb: Src,
+        c: PredSrc,
+    ) {
+        let w: &Warp = self.w;
+        let n = lanes_of::<N>(w);
+        let [a, b, ..] = &mut self.env.scratch.lanes;
+        let x = arg::<N>(w, sa, a, false);
+        let y = arg::<N>(w, sb, b, false);
+        let t = split_arg!(x, x => split_arg!(y, y => icmp_mask::<N, _, _>(k, unsigned, n, x, y)));
+        self.set_predicates(cb, p, q, t, c);
+    }
+
+    /// A compare into predicates: `test(a, b)` per lane.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn setp(
+        &mut self,
+        float: bool,
+        cb: Combine,
+        p: u8,
+        q: u8,
+        sa: Src,
+        sb: Src,
+        c: PredSrc,
+        test: impl Fn(u32, u32) -> bool,
+    ) {
+        let w: &Warp = self.w;
+        let n = lanes_of::<N>(w);
+        let [a, b, ..] = &mut self.env.scratch.lanes;
+        let x = arg::<N>(w, sa, a, float);
+        let y = arg::<N>(w, sb, b, float);
+        let t = split_arg!(x, x => split_arg!(y, y => {
+            lane_bits::<N>(n, |l| test(x.at(l), y.at(l)))
+        }));
+        self.set_predicates(cb, p, q, t, c);
+    }
+
+    /// `d = base + lane * step`, `(base, step) = f(ids)` from the warp's
+    /// place in the grid.
+    #[inline(always)]
+    pub(crate) fn ramp(&mut self, d: u8, f: impl Fn(semantics::ThreadIds) -> (u32, u32)) {
+        let w: &Warp = self.w;
+        let n = lanes_of::<N>(w);
+        let (base, step) = f(semantics::ThreadIds {
+            first_thread: w.in_block * w.width,
+            block: w.block,
+            block_dim: self.env.block_dim,
+            blocks: self.env.blocks,
+            warp_slot: w.slot,
+        });
+        let r = &mut self.env.scratch.lanes[3];
+        for (l, x) in r[..n].iter_mut().enumerate() {
+            *x = base.wrapping_add(step * l as u32);
+        }
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// A cross-lane read: lane `l` takes register `src` of the lane
+    /// `f(l, b, c)` names when that lane is valid and issuing, else its
+    /// own; `p` is set where the read was valid.
+    #[inline(always)]
+    pub(crate) fn shuffle(
+        &mut self,
+        p: u8,
+        d: u8,
+        src: u8,
+        sb: Src,
+        sc: Src,
+        f: impl Fn(i64, u32, u32) -> (i64, bool),
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let active = self.active;
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, Src::Reg(RegSrc::plain(src)), a);
+        fetch_i::<N>(self.w, sb, b);
+        fetch_i::<N>(self.w, sc, c);
+        let mut valid: u64 = 0;
+        for l in 0..n {
+            let (j, ok) = f(l as i64, b[l], c[l]);
+            // The source lane must exist and be in the issuing group.
+            let ok = ok && (0..n as i64).contains(&j) && active >> j & 1 != 0;
+            r[l] = if ok { a[j as usize] } else { a[l] };
+            if ok {
+                valid |= 1 << l;
             }
-            write::<N>(w, d, r, on);
         }
-        Op::Fsetp {
-            cmp: k,
-            combine: cb,
-            p,
-            q,
-            a: sa,
-            b: sb,
-            c: pc,
-        } => {
-            let x = arg::<N>(w, sa, a, true);
-            let y = arg::<N>(w, sb, b, true);
-            let t = split_arg!(x, x => split_arg!(y, y => {
-                lane_bits::<N>(n, |l| fcmp(k, f32::from_bits(x.at(l)), f32::from_bits(y.at(l))))
-            }));
-            let cm = w.pred_mask(pc);
-            let full = w.full();
-            write_pred(w, p, combine_mask(cb, t, cm), on);
-            write_pred(w, q, combine_mask(cb, !t & full, cm), on);
-        }
-        Op::Fmnmx { d, a: sa, b: sb, p } => {
-            fetch_f::<N>(w, sa, a);
-            fetch_f::<N>(w, sb, b);
-            let pm = w.pred_mask(p);
-            for l in 0..n {
-                let (x, y) = (f32::from_bits(a[l]), f32::from_bits(b[l]));
-                r[l] = canon(if pm >> l & 1 != 0 {
-                    fmin(x, y)
-                } else {
-                    fmax(x, y)
-                });
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::I2f { d, a: sa, unsigned } => {
-            fetch_i::<N>(w, sa, a);
-            for l in 0..n {
-                let v = if unsigned {
-                    a[l] as f32
-                } else {
-                    a[l] as i32 as f32
-                };
-                r[l] = v.to_bits();
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::F2i {
-            d,
-            a: sa,
-            unsigned,
-            round,
-        } => {
-            fetch_f::<N>(w, sa, a);
-            for l in 0..n {
-                r[l] = f2i(f32::from_bits(a[l]), round, unsigned);
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Mufu { d, a: sa, func } => {
-            fetch_f::<N>(w, sa, a);
-            for l in 0..n {
-                r[l] = canon(mufu(func, f32::from_bits(a[l])));
-            }
-            write::<N>(w, d, r, on);
-        }
-        Op::Shfl {
-            p,
-            d,
-            a: src,
-            b: sb,
-            c: sc,
-            mode,
-        } => {
-            fetch_i::<N>(w, Src::Reg(crate::asm::ir::RegSrc::plain(src)), a);
-            fetch_i::<N>(w, sb, b);
-            fetch_i::<N>(w, sc, c);
-            let mut valid: u64 = 0;
-            for l in 0..n {
-                let lane = l as i64;
-                let (j, ok) = match mode {
-                    ShflMode::Idx => (
-                        i64::from(b[l] & 63),
-                        i64::from(b[l] & 63) <= i64::from(c[l] & 63),
-                    ),
-                    ShflMode::Up => (
-                        lane - i64::from(b[l]),
-                        lane - i64::from(b[l]) >= i64::from(c[l] & 63),
-                    ),
-                    ShflMode::Down => (
-                        lane + i64::from(b[l]),
-                        lane + i64::from(b[l]) <= i64::from(c[l] & 63),
-                    ),
-                    ShflMode::Bfly => {
-                        let j = lane ^ i64::from(b[l] & 63);
-                        (j, j <= i64::from(c[l] & 63))
-                    }
-                };
-                // The source lane must exist and be in the issuing group.
-                let ok = ok && (0..n as i64).contains(&j) && active >> j & 1 != 0;
-                r[l] = if ok { a[j as usize] } else { a[l] };
-                if ok {
-                    valid |= 1 << l;
-                }
-            }
-            write::<N>(w, d, r, on);
-            write_pred(w, p, valid, on);
-        }
-        Op::Vote { mode, d, p, src } => {
-            let ballot = w.pred_mask(src) & on;
-            let result = match mode {
-                VoteMode::All => ballot == on,
-                VoteMode::Any => ballot != 0,
-                VoteMode::Eq => ballot == 0 || ballot == on,
-            };
-            r[..n].fill(ballot as u32);
-            write::<N>(w, d, r, on);
-            write_pred(w, p, if result { u64::MAX } else { 0 }, on);
-        }
-        // Loads and stores run in `memory_op`.
-        Op::Ldg { .. } | Op::Stg { .. } | Op::Lds { .. } | Op::Sts { .. } => {}
-        Op::Bra { .. }
-        | Op::Bssy { .. }
-        | Op::Bsync { .. }
-        | Op::Break { .. }
-        | Op::Warpsync { .. }
-        | Op::BarSync { .. }
-        | Op::Depbar { .. }
-        | Op::Exit
-        | Op::Nop => {}
+        let on = self.on;
+        write::<N>(self.w, d, r, on);
+        write_pred(self.w, p, valid, on);
+    }
+
+    /// A warp-wide vote: the ballot of predicate `src` over the lanes
+    /// that are on goes to `d`, `f(ballot, on)` to `p`.
+    #[inline(always)]
+    pub(crate) fn vote(&mut self, d: u8, p: u8, src: PredSrc, f: impl Fn(u64, u64) -> bool) {
+        let n = lanes_of::<N>(self.w);
+        let on = self.on;
+        let ballot = self.w.pred_mask(src) & on;
+        let result = f(ballot, on);
+        let r = &mut self.env.scratch.lanes[3];
+        r[..n].fill(ballot as u32);
+        write::<N>(self.w, d, r, on);
+        write_pred(self.w, p, if result { u64::MAX } else { 0 }, on);
     }
 }
+
+/// The `match` over opcodes that [`execute`] and [`access`] are, written
+/// from the opcode table ([`crate::isa`]): a `lanes` entry runs its code
+/// with `x` the [`Datapath`], a `memory` entry names its [`Access`], and a
+/// `control` entry does nothing here (the engine carries it out).
+macro_rules! dispatcher {
+    (
+        binders ($opc:ident, $ins:ident, $m:ident, $o:ident, $rw:ident, $x:ident);
+        $(
+            $(#[$doc:meta])*
+            $V:ident $({ $($f:ident : $t:tt),* $(,)? })?
+                spell { $($sp:literal => $usage:literal),+ $(,)? }
+                class $class:ident
+                decode { $($decode:tt)* }
+                regs { $($regs:tt)* }
+                exec $kind:ident { $($exec:tt)* }
+        )*
+    ) => {
+        #[allow(unused_variables)]
+        #[inline(always)]
+        fn dispatch<const N: usize>(dp: &mut Datapath<'_, '_, N>, op: &Op) {
+            match *op {
+                $(Op::$V $({ $($f),* })? => dispatcher!(@exec $kind $x dp { $($exec)* }),)*
+            }
+        }
+
+        /// The load or store `op` is, if it is one: it runs in [`memory_op`].
+        #[allow(unused_variables)]
+        pub fn access(op: &Op) -> Option<Access> {
+            match *op {
+                $(Op::$V $({ $($f),* })? => dispatcher!(@access $kind { $($exec)* }),)*
+            }
+        }
+    };
+    (@exec lanes $x:ident $dp:ident { $($body:tt)* }) => {{
+        let $x = &mut *$dp;
+        $($body)*
+    }};
+    (@exec $kind:ident $x:ident $dp:ident { $($body:tt)* }) => {{}};
+    (@access memory { $space:ident, $dir:ident, $reg:ident, $addr:ident, $width:ident }) => {
+        Some(Access {
+            space: Space::$space,
+            addr: $addr,
+            reg: $reg,
+            width: $width,
+            store: dispatcher!(@store $dir),
+        })
+    };
+    (@access $kind:ident { $($body:tt)* }) => { None };
+    (@store load) => { false };
+    (@store store) => { true };
+}
+
+crate::isa::opcode_table!(dispatcher);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// An independent binary32 fused multiply-add, the reference for
+    /// warpstep's FFMA: the product is exact in binary64, Knuth's two-sum
+    /// gives the binary64 sum `s` and its exact error, and `s` is rounded
+    /// to binary32 with the error deciding the one case double rounding
+    /// gets wrong (`s` exactly halfway between two binary32 values).
+    /// Binary32 midpoints, subnormal ones included, are binary64 values,
+    /// so no other case can round differently. No libm, no FMA unit.
+    fn reference_fma(x: f32, y: f32, z: f32) -> u32 {
+        let p = f64::from(x) * f64::from(y);
+        let z = f64::from(z);
+        let s = p + z;
+        if s.is_nan() {
+            return semantics::CANONICAL_NAN;
+        }
+        let r = s as f32;
+        if !s.is_finite() || f64::from(r) == s {
+            return r.to_bits();
+        }
+        let t = s - p;
+        let err = (p - (s - t)) + (z - t);
+        let other = if f64::from(r) < s {
+            r.next_up()
+        } else {
+            r.next_down()
+        };
+        let midpoint = (f64::from(r) + f64::from(other)) / 2.0 == s;
+        if midpoint && err != 0.0 && (err > 0.0) == (other > r) {
+            other.to_bits()
+        } else {
+            r.to_bits()
+        }
+    }
+
+    /// Inputs where a product rounded before the add, or a binary64 sum
+    /// rounded again to binary32, gives another value than one rounding.
+    const TRICKY: [(f32, f32, f32); 8] = [
+        (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, -1.0),
+        (0.1, 10.0, -1.0),
+        (16_777_217.0, 1.0, 0.5),
+        (1e-30, 1e-10, 1e-40),
+        (3.0, 1.0 / 3.0, -1.0),
+        (f32::MAX, 2.0, -f32::MAX),
+        // Exact 1 + 2^-24 + 2^-70: binary64 rounds it to the midpoint
+        // 1 + 2^-24, which ties to 1.0; one rounding gives 1 + 2^-23.
+        (
+            1.0 + f32::EPSILON,
+            -(1.0 - f32::EPSILON) / 16_777_216.0,
+            1.0 + f32::EPSILON,
+        ),
+        (f32::NAN, 1.0, 0.0),
+    ];
+
+    /// Worked by hand (bit patterns) for the cases above that have a short
+    /// exact answer; `None` where only the reference speaks.
+    const TRICKY_BITS: [Option<u32>; 8] = [
+        // (1+2^-23)(1-2^-24) - 1 = 2^-24 - 2^-47 = 2^-25 * (2 - 2^-22).
+        Some(0x337f_fffe),
+        // 0.1f = 13421773 * 2^-27; * 10 = 1 + 2^-26; - 1 = 2^-26.
+        Some(0x3280_0000),
+        // 16777217 rounds to 2^24 on input; 2^24 + 0.5 rounds to 2^24.
+        Some(0x4b80_0000),
+        None,
+        // (1/3)f = 11184811 * 2^-25; * 3 = 1 + 2^-25; - 1 = 2^-25.
+        Some(0x3300_0000),
+        // 2 MAX - MAX = MAX, with no overflow in between.
+        Some(0x7f7f_ffff),
+        // 1 + 2^-23.
+        Some(0x3f80_0001),
+        Some(semantics::CANONICAL_NAN),
+    ];
+
     #[test]
     fn fused_multiply_add_is_exact_on_tricky_inputs() {
-        // Halfway and cancellation cases where a double-rounded a*b+c in
-        // binary64 would differ from a fused multiply-add.
-        let cases: [(f32, f32, f32); 6] = [
-            (1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, -1.0),
-            (0.1, 10.0, -1.0),
-            (16_777_217.0, 1.0, 0.5),
-            (1e-30, 1e-10, 1e-40),
-            (3.0, 1.0 / 3.0, -1.0),
-            (f32::MAX, 2.0, -f32::MAX),
-        ];
-        for (x, y, z) in cases {
-            let mut sc = Scratch::default();
-            sc.lanes[0][0] = x.to_bits();
-            sc.lanes[1][0] = y.to_bits();
-            sc.lanes[2][0] = z.to_bits();
-            let v = f64::from(x) * f64::from(y) + f64::from(z);
-            let fast = v as f32;
-            let exact = libm::fmaf(x, y, z);
-            let bits = v.to_bits();
-            let tricky =
-                bits & 0x1fff_ffff == 0x1000_0000 || v.abs() < f64::from(f32::MIN_POSITIVE);
-            assert!(
-                tricky || fast.to_bits() == exact.to_bits() || (fast.is_nan() && exact.is_nan()),
-                "{x} {y} {z}"
-            );
+        for ((x, y, z), want) in TRICKY.into_iter().zip(TRICKY_BITS) {
+            let reference = reference_fma(x, y, z);
+            if let Some(bits) = want {
+                assert_eq!(reference, bits, "reference on {x} {y} {z}");
+            }
+            // The portable path, lane by lane.
+            let got = semantics::ffma(x.to_bits(), y.to_bits(), z.to_bits());
+            assert_eq!(got, reference, "portable FFMA on {x} {y} {z}");
+            // The hardware path where the CPU has one, on a 32-lane warp's
+            // rows with the middle source as an immediate.
+            let (a, c) = ([x.to_bits(); 32], [z.to_bits(); 32]);
+            let mut r: Lanes = [0; 64];
+            if fused_multiply_add::<32, _, _, _>(&mut r, 32, &a, Splat(y.to_bits()), &c) {
+                assert_eq!(r[..32], [reference; 32], "hardware FFMA on {x} {y} {z}");
+            }
         }
     }
 
     #[test]
-    fn hardware_and_portable_fused_multiply_add_agree() {
+    fn hardware_and_portable_fused_multiply_add_agree_with_the_reference() {
         let xs: Vec<f32> = vec![
             0.1,
             10.0,
@@ -1273,10 +1240,15 @@ mod tests {
             f32::MAX,
             0.5,
             -0.0,
+            1e-40,
+            f32::INFINITY,
         ];
         for &x in &xs {
             for &y in &xs {
                 for &z in &xs {
+                    let reference = reference_fma(x, y, z);
+                    let got = semantics::ffma(x.to_bits(), y.to_bits(), z.to_bits());
+                    assert_eq!(got, reference, "portable FFMA on {x} {y} {z}");
                     let mut r: Lanes = [0; 64];
                     let lane = |v: f32| {
                         let mut l: Lanes = [0; 64];
@@ -1286,15 +1258,38 @@ mod tests {
                     // The sources both as rows and as a splat.
                     let (a, c) = (lane(x), lane(z));
                     if fused_multiply_add::<0, _, _, _>(&mut r, 1, &a, Splat(y.to_bits()), &c) {
-                        assert_eq!(r[0], canon(libm::fmaf(x, y, z)), "{x} {y} {z}");
+                        assert_eq!(r[0], reference, "hardware FFMA on {x} {y} {z}");
                     }
                 }
             }
         }
     }
 
+    /// Lane masks (0 or all ones per lane) and the bits they pack into,
+    /// worked by hand.
+    fn packed_cases() -> Vec<([u32; 32], u64)> {
+        let mask =
+            |f: fn(usize) -> bool| std::array::from_fn(|l| 0u32.wrapping_sub(u32::from(f(l))));
+        vec![
+            // Lanes 0, 3, 6, ..., 30: 1001 0010 0100 1001 ... = 0x49249249.
+            (mask(|l| l % 3 == 0), 0x4924_9249),
+            (mask(|l| l == 31 || l == 15), 0x8000_8000),
+            (mask(|_| true), 0xffff_ffff),
+            (mask(|_| false), 0),
+            // Lanes 16..=23 and lane 0.
+            (mask(|l| (16..24).contains(&l) || l == 0), 0x00ff_0001),
+            (mask(|l| l == 7), 0x80),
+        ]
+    }
+
     #[test]
     fn lane_masks_pack_into_bits() {
+        for (m, want) in packed_cases() {
+            assert_eq!(pack_lane_masks_portable(&m), want, "portable {want:#x}");
+            assert_eq!(pack_lane_masks(&m), want, "{want:#x}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(pack_lane_masks_sse2(&m), want, "SSE2 {want:#x}");
+        }
         assert_eq!(bits(32, |l| l % 3 == 0), 0x4924_9249);
         assert_eq!(lane_bits::<32>(32, |l| l % 3 == 0), 0x4924_9249);
         assert_eq!(lane_bits::<32>(32, |l| l == 31 || l == 15), 0x8000_8000);
@@ -1305,44 +1300,41 @@ mod tests {
         assert_eq!(bits(0, |_| true), 0);
     }
 
+    type Blend = fn(&mut [u32; 32], &[u32; 32], u32);
+
     #[test]
     fn blend_writes_exactly_the_lanes_that_are_on() {
-        for on in [0u32, u32::MAX, 1, 1 << 31, 0xa5a5_0f01, 0x8000_0010] {
-            let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
+        // Lane l of the old row holds l, of the new row 100 + l: lane l
+        // must read 100 + l exactly where bit l of `on` is set.
+        for on in [
+            0u32,
+            u32::MAX,
+            1,
+            1 << 31,
+            0xa5a5_0f01,
+            0x8000_0010,
+            0x0000_00f0,
+        ] {
+            let want: [u32; 32] =
+                std::array::from_fn(|l| if on >> l & 1 != 0 { 100 + l } else { l } as u32);
             let vals: [u32; 32] = std::array::from_fn(|l| 100 + l as u32);
-            blend_lanes(&mut dst, &vals, on);
-            for (l, &got) in dst.iter().enumerate() {
-                let want = if on >> l & 1 != 0 { 100 + l } else { l };
-                assert_eq!(got, want as u32, "lane {l} of {on:#x}");
+            let blends: [(&str, Blend); 3] = [
+                ("chosen", blend_lanes),
+                ("portable", blend_lanes_portable),
+                #[cfg(target_arch = "x86_64")]
+                ("SSE2", blend_lanes_sse2),
+                #[cfg(not(target_arch = "x86_64"))]
+                ("portable", blend_lanes_portable),
+            ];
+            for (name, blend) in blends {
+                let mut dst: [u32; 32] = std::array::from_fn(|l| l as u32);
+                blend(&mut dst, &vals, on);
+                assert_eq!(dst, want, "{name} blend of {on:#x}");
             }
         }
-    }
-
-    #[test]
-    fn lop3_truth_tables() {
-        // 0xc0 = a & b, 0xfc = a | b, 0x3c = a ^ b, 0x96 = a ^ b ^ c.
-        assert_eq!(lut3(0xc0, 0b1100, 0b1010, 0), 0b1000);
-        assert_eq!(lut3(0xfc, 0b1100, 0b1010, 0), 0b1110);
-        assert_eq!(lut3(0x3c, 0b1100, 0b1010, 0), 0b0110);
-        assert_eq!(lut3(0x96, 0b1100, 0b1010, 0b1001), 0b1111);
-    }
-
-    #[test]
-    fn conversions_round_and_saturate() {
-        assert_eq!(f2i(2.5, Round::Nearest, false), 2);
-        assert_eq!(f2i(-2.5, Round::Floor, false), (-3i32) as u32);
-        assert_eq!(f2i(2.1, Round::Ceil, false), 3);
-        assert_eq!(f2i(1e20, Round::Trunc, false), i32::MAX as u32);
-        assert_eq!(f2i(f32::NAN, Round::Trunc, false), 0);
-        assert_eq!(f2i(-1.0, Round::Trunc, true), 0);
-    }
-
-    #[test]
-    fn float_compare_and_minmax_handle_nan() {
-        assert!(!fcmp(FCmp::Ordered(Cmp::Lt), f32::NAN, 1.0));
-        assert!(fcmp(FCmp::Unordered(Cmp::Lt), f32::NAN, 1.0));
-        assert_eq!(fmin(f32::NAN, 2.0), 2.0);
-        assert_eq!(fmax(1.0, 2.0), 2.0);
-        assert_eq!(canon(f32::NAN), CANONICAL_NAN);
+        // One worked by hand in full: lanes 4..=7 on.
+        let mut dst = [0u32; 32];
+        blend_lanes_portable(&mut dst, &[9; 32], 0xf0);
+        assert_eq!(dst[..9], [0, 0, 0, 0, 9, 9, 9, 9, 0]);
     }
 }

@@ -82,43 +82,18 @@ pub(crate) fn link(
             }
             Ok(())
         };
-        match &mut resolved.op {
-            Op::Mov { a, .. } | Op::Iabs { a, .. } | Op::Popc { a, .. } => fix(a, false)?,
-            Op::I2f { a, .. } | Op::F2i { a, .. } | Op::Mufu { a, .. } => fix(a, false)?,
-            Op::Sel { a, b, .. }
-            | Op::Shl { a, b, .. }
-            | Op::Shr { a, b, .. }
-            | Op::Imnmx { a, b, .. }
-            | Op::Fadd { a, b, .. }
-            | Op::Fmul { a, b, .. }
-            | Op::Fmnmx { a, b, .. }
-            | Op::Isetp { a, b, .. }
-            | Op::Fsetp { a, b, .. } => {
-                fix(a, false)?;
-                fix(b, false)?;
+        // Every value operand, from the opcode table; IMAD.WIDE's addend
+        // (its third) is 64-bit.
+        let wide = matches!(
+            resolved.op,
+            Op::Imad {
+                mode: crate::asm::ir::MulMode::Wide,
+                ..
             }
-            Op::Iadd3 { a, b, c, .. } | Op::Lop3 { a, b, c, .. } | Op::Ffma { a, b, c, .. } => {
-                fix(a, false)?;
-                fix(b, false)?;
-                fix(c, false)?;
-            }
-            Op::Imad { a, b, c, mode, .. } => {
-                fix(a, false)?;
-                fix(b, false)?;
-                fix(c, *mode == crate::asm::ir::MulMode::Wide)?;
-            }
-            Op::Lea { a, b, hi_src, .. } => {
-                fix(a, false)?;
-                fix(b, false)?;
-                fix(hi_src, false)?;
-            }
-            Op::Shfl { b, c, .. } => {
-                fix(b, false)?;
-                fix(c, false)?;
-            }
-            Op::Warpsync { mask } => fix(mask, false)?,
-            _ => {}
-        }
+        );
+        resolved
+            .op
+            .try_for_each_src_mut(|i, s| fix(s, wide && i == 2))?;
         out.push(Decoded {
             latency: match resolved.class {
                 Class::Alu | Class::Control => lat.alu,

@@ -1,0 +1,873 @@
+//! The instruction set: one table entry per opcode.
+//!
+//! An entry gives an opcode's operands (the [`Op`] variant's fields), its
+//! spellings with the usage line error hints show, its [`Class`] (which
+//! sets its latency and scoreboard), how the assembler types its
+//! modifiers and operands, the registers and predicates it reads and
+//! writes, and how it executes: over the lanes through its function in
+//! [`semantics`], in the memory system, or as a [`ControlOp`], a
+//! convergence or barrier behaviour the engine carries out.
+//!
+//! The table is a macro, `opcode_table!`, that hands every entry to a
+//! consumer macro: `isa` builds [`Op`], [`Op::class`], [`Op::unit`],
+//! [`OPCODES`] and [`usage`] from it; `asm::opcodes` the typing of an
+//! instruction, `asm::deps` its read and write sets, `engine::exec` the
+//! `match` that runs it. A macro rather than a trait, because a trait
+//! needs a type per opcode, so [`Op`] would become an enum of wrappers
+//! the engine could no longer match on by field, and dispatch through it
+//! would be a `match` written by hand anyway; the macro writes that
+//! `match` (static dispatch, inlined into the engine's issue path: no
+//! function pointers, nothing `dyn`) and every other one, so a missing
+//! part of an entry is a compile error rather than a forgotten file.
+//!
+//! Adding an opcode:
+//! 1. Add an entry to `opcode_table!`: fields, spellings, class.
+//! 2. `decode`: read its modifiers (`m`) and operands (`o`) into the fields.
+//! 3. `regs`: its reads and writes (`rw.def`, `rw.src`, `rw.pred`, ...).
+//! 4. `exec`: `lanes { x.SHAPE(.., semantics::NAME) }`, `memory` or `control`.
+//! 5. Write `semantics::NAME` over lane values, with a unit test.
+//!
+//! The property-test oracle (`tests/properties.rs`) does not read this
+//! table: it is a second, independent definition to check this one by.
+
+pub mod operand;
+pub mod semantics;
+
+use operand::{
+    Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PredSrc, Round, ShflMode, SpecialReg, Src,
+    VoteMode, Width,
+};
+
+/// Which latency and scoreboard class an instruction belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Fixed latency (`alu`), tracked by the stall count.
+    Alu,
+    /// Multi-function unit (`sfu`), short scoreboard, throttled pipe.
+    Sfu,
+    /// Shared memory and shuffles (`shared`), short scoreboard.
+    Shared,
+    /// Global memory (`global`), long scoreboard.
+    Global,
+    /// Control flow and synchronisation: no result.
+    Control,
+}
+
+impl Class {
+    /// True for classes whose results are tracked by scoreboards.
+    pub fn variable_latency(self) -> bool {
+        matches!(self, Class::Sfu | Class::Shared | Class::Global)
+    }
+
+    /// True for the long scoreboard (the producer leaves the SM).
+    pub fn is_long(self) -> bool {
+        matches!(self, Class::Global)
+    }
+}
+
+/// Which part of the SM carries an opcode out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// The lanes' datapath: `engine::exec` runs its semantics function.
+    Lanes,
+    /// The load/store path: `engine::exec::memory_op`.
+    Memory,
+    /// The warp's sequencing: the engine's convergence model, barriers or
+    /// scoreboards.
+    Control(ControlOp),
+}
+
+/// The engine behaviour a control opcode takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ControlOp {
+    /// `BRA`: the taken lanes move to the target; divergence if not all.
+    Branch,
+    /// `BSSY`: records a convergence barrier's reconvergence point.
+    BarrierSetup,
+    /// `BSYNC`: waits for the barrier's lanes, then reconverges.
+    BarrierSync,
+    /// `BREAK`: leaves a convergence barrier (the lanes stop counting).
+    BarrierBreak,
+    /// `WARPSYNC`: waits for the named lanes of the warp.
+    WarpSync,
+    /// `BAR.SYNC`: waits for every warp of the block.
+    BlockBarrier,
+    /// `DEPBAR.LE`: waits until a scoreboard counts down to a bound.
+    ScoreboardWait,
+    /// `EXIT`: the lanes finish.
+    Exit,
+    /// `NOP`: nothing.
+    Nop,
+}
+
+/// The table of opcodes. `opcode_table!(consumer)` expands to
+/// `consumer! { binders (..); entries }`: the binders are the names the
+/// entries' code uses for what the consumer supplies (`opcode` spelling,
+/// raw instruction `ins`, modifiers `m`, operands `o`, read/write sets
+/// `rw`, lane datapath `x`), then one entry per opcode:
+///
+/// ```text
+/// /// doc of the variant
+/// Variant { field: Type, .. }
+///     spell { "SPELLING" => "usage", .. }
+///     class Alu | Sfu | Shared | Global | Control
+///     decode { let field = o.dst()?; .. }
+///     regs { rw.def(d); rw.src(a); .. }
+///     exec lanes { x.shape(.., semantics::f) }
+///        | memory { Global | Shared, load | store, reg, addr, width }
+///        | control { ControlOp variant }
+/// ```
+///
+/// Entries are in the order hints list opcodes in.
+macro_rules! opcode_table {
+    ($consumer:ident) => {
+        $consumer! {
+            binders (opcode, ins, m, o, rw, x);
+
+            Mov { d: u8, a: Src }
+                spell { "MOV" => "MOV Rd, src" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    // Older listings carry a lane mask (`MOV R0, R1, 0xf`): ignore it.
+                    if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Int { .. })) {
+                        o.next += 1;
+                    }
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.copy(d, a) }
+
+            S2r { d: u8, sr: SpecialReg }
+                spell { "S2R" => "S2R Rd, SR_TID.X" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let sr = o.take("a special register")?;
+                    let sr = match &sr.value {
+                        RawOperand::Special(sr) => *sr,
+                        _ => {
+                            let mut e = o.wrong(sr, "a special register");
+                            e.expected = Some(
+                                "SR_TID.X, SR_CTAID.X, SR_NTID.X, SR_NCTAID.X, SR_LANEID or SR_VIRTUALWARPID"
+                                    .into(),
+                            );
+                            return Err(e);
+                        }
+                    };
+                }
+                regs { rw.def(d); }
+                exec lanes { x.ramp(d, |ids| semantics::s2r(sr, ids)) }
+
+            /// `SEL`/`FSEL`: `d = p ? a : b`.
+            Sel { d: u8, a: Src, b: Src, p: PredSrc }
+                spell { "SEL" => "SEL Rd, a, b, Pp", "FSEL" => "SEL Rd, a, b, Pp" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let (a, b) = if opcode == "FSEL" {
+                        (o.fsrc()?, o.fsrc()?)
+                    } else {
+                        (o.isrc()?, o.isrc()?)
+                    };
+                    let p = o.psrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.pred(p); }
+                exec lanes { x.select(false, d, a, b, p, semantics::sel) }
+
+            /// `d = a + b + c` (+ carry-ins with `.X`); carry-outs to `carry`.
+            Iadd3 { d: u8, carry: [u8; 2], a: Src, b: Src, c: Src, carry_in: [PredSrc; 2] }
+                spell { "IADD3" => "IADD3 Rd, [Pc,] a, b, c [, carry-in predicates with .X]" }
+                class Alu
+                decode {
+                    let x = m.has("X");
+                    let d = o.dst()?;
+                    let mut carry = [PT, PT];
+                    for slot in &mut carry {
+                        if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
+                            *slot = o.pdst()?;
+                        }
+                    }
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let c = o.isrc()?;
+                    let mut carry_in = [PredSrc {
+                        index: PT,
+                        negate: true,
+                    }; 2];
+                    if x {
+                        for slot in &mut carry_in {
+                            if o.peek().is_some() {
+                                *slot = o.psrc()?;
+                            }
+                        }
+                    }
+                }
+                regs {
+                    rw.def(d);
+                    carry.iter().for_each(|&p| rw.pdef(p));
+                    rw.src(a);
+                    rw.src(b);
+                    rw.src(c);
+                    carry_in.iter().for_each(|&p| rw.pred(p));
+                }
+                exec lanes {
+                    if carry == [PT, PT] && x.pred_mask(carry_in[0]) | x.pred_mask(carry_in[1]) == 0 {
+                        // No carries in or out: a plain three-way add.
+                        x.map3(false, d, a, b, c, semantics::iadd3)
+                    } else {
+                        x.carry3(d, carry, a, b, c, carry_in, semantics::iadd3_carry)
+                    }
+                }
+
+            /// `IMAD`/`IMUL` (IMUL has `c = RZ`).
+            Imad { d: u8, a: Src, b: Src, c: Src, mode: MulMode, signed: bool }
+                spell {
+                    "IMAD" => "IMAD[.WIDE|.HI][.U32] Rd, a, b, c",
+                    "IMUL" => "IMUL[.WIDE|.HI][.U32] Rd, a, b",
+                }
+                class Alu
+                decode {
+                    let mode = match m.take(&["WIDE", "HI"]) {
+                        Some("WIDE") => MulMode::Wide,
+                        Some(_) => MulMode::Hi,
+                        None => MulMode::Lo,
+                    };
+                    let signed = m.take(&["U32", "S32"]) != Some("U32");
+                    // IMAD.MOV, IMAD.SHL and IMAD.IADD are IMAD spelled for the reader.
+                    m.take(&["MOV", "SHL", "IADD"]);
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let c = if opcode == "IMAD" {
+                        o.isrc()?
+                    } else {
+                        Src::Reg(RegSrc::plain(RZ))
+                    };
+                }
+                regs {
+                    if mode == MulMode::Wide {
+                        rw.def_group(d, 2);
+                        rw.src_pair(c);
+                    } else {
+                        rw.def(d);
+                        rw.src(c);
+                    }
+                    rw.src(a);
+                    rw.src(b);
+                }
+                exec lanes {
+                    match mode {
+                        MulMode::Lo => x.map3(false, d, a, b, c, semantics::imad_lo),
+                        MulMode::Hi => x.fetched3(d, a, b, c, |a, b, c| semantics::imad_hi(signed, a, b, c)),
+                        MulMode::Wide => x.wide3(d, a, b, c, signed, |a, b, c| semantics::imad_wide(signed, a, b, c)),
+                    }
+                }
+
+            Isetp { cmp: Cmp, unsigned: bool, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc }
+                spell { "ISETP" => "ISETP.LT.AND Pd, Pq, a, b, Pc" }
+                class Alu
+                decode {
+                    let cmp = cmp_of(need(m, ins, CMPS, "a comparison")?);
+                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    let combine = combine(m, ins)?;
+                    let p = o.pdst()?;
+                    let q = o.pdst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let c = o.psrc()?;
+                }
+                regs { rw.pdef(p); rw.pdef(q); rw.src(a); rw.src(b); rw.pred(c); }
+                exec lanes { x.icmp_setp(cmp, unsigned, combine, p, q, a, b, c) }
+
+            /// `LOP3.LUT [P,] d, a, b, c, lut, pc`: bitwise function by truth table;
+            /// the optional predicate output is `result != 0`.
+            Lop3 { p: u8, d: u8, a: Src, b: Src, c: Src, lut: u8 }
+                spell { "LOP3" => "LOP3.LUT [Pd,] Rd, a, b, c, lut, Pc" }
+                class Alu
+                decode {
+                    need(m, ins, &["LUT"], "`.LUT`")?;
+                    let p = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
+                        o.pdst()?
+                    } else {
+                        PT
+                    };
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let c = o.isrc()?;
+                    let lut = o.imm("a truth table (0x00..0xff)")?;
+                    let lut = u8::try_from(lut).map_err(|_| {
+                        let mut e = at(&ins.operands[o.next - 1], "truth table out of range");
+                        e.expected = Some("0x00..0xff".into());
+                        e
+                    })?;
+                    if o.peek().is_some() {
+                        o.psrc()?;
+                    }
+                }
+                regs { rw.pdef(p); rw.def(d); rw.src(a); rw.src(b); rw.src(c); }
+                exec lanes { x.fetched3_nonzero(p, d, a, b, c, |a, b, c| semantics::lop3(lut, a, b, c)) }
+
+            Shl { d: u8, a: Src, b: Src }
+                spell { "SHL" => "SHL Rd, a, b" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); }
+                exec lanes { x.fetched2(false, d, a, b, semantics::shl) }
+
+            Shr { d: u8, a: Src, b: Src, signed: bool }
+                spell { "SHR" => "SHR[.U32|.S32] Rd, a, b" }
+                class Alu
+                decode {
+                    let signed = m.take(&["U32", "S32"]) == Some("S32");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); }
+                exec lanes { x.fetched2(false, d, a, b, |a, b| semantics::shr(signed, a, b)) }
+
+            /// `IMNMX d, a, b, p`: min when `p` is true, max otherwise (as SASS).
+            Imnmx { d: u8, a: Src, b: Src, p: PredSrc, unsigned: bool }
+                spell { "IMNMX" => "IMNMX[.U32] Rd, a, b, Pp (PT: min, !PT: max)" }
+                class Alu
+                decode {
+                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let p = o.psrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.pred(p); }
+                exec lanes {
+                    x.select(false, d, a, b, p, |min, a, b| semantics::imnmx(min, unsigned, a, b))
+                }
+
+            Iabs { d: u8, a: Src }
+                spell { "IABS" => "IABS Rd, a" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(false, d, a, semantics::iabs) }
+
+            /// `LEA d, a, b, s`: `d = (a << s) + b`; `.HI`: `d = hi32(a:ahi << s) + b`.
+            Lea { d: u8, carry: u8, a: Src, b: Src, hi_src: Src, shift: u32, hi: bool, carry_in: PredSrc }
+                spell { "LEA" => "LEA Rd, [Pc,] a, b, shift  or  LEA.HI[.X] Rd, a, b, a_hi, shift [, Pc]" }
+                class Alu
+                decode {
+                    let hi = m.has("HI");
+                    let x = m.has("X");
+                    let d = o.dst()?;
+                    let carry = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
+                        o.pdst()?
+                    } else {
+                        PT
+                    };
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let hi_src = if hi {
+                        o.isrc()?
+                    } else {
+                        Src::Reg(RegSrc::plain(RZ))
+                    };
+                    let shift = (o.imm("a shift amount")? & 31) as u32;
+                    let carry_in = if x && o.peek().is_some() {
+                        o.psrc()?
+                    } else {
+                        PredSrc {
+                            index: PT,
+                            negate: true,
+                        }
+                    };
+                }
+                regs { rw.def(d); rw.pdef(carry); rw.src(a); rw.src(b); rw.src(hi_src); rw.pred(carry_in); }
+                exec lanes {
+                    x.carry3(d, [carry, PT], a, b, hi_src, [carry_in, PredSrc { index: PT, negate: true }],
+                        |a, b, h, ci, _| semantics::lea(hi, shift, a, b, h, ci))
+                }
+
+            Popc { d: u8, a: Src }
+                spell { "POPC" => "POPC Rd, a" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(false, d, a, semantics::popc) }
+
+            Fadd { d: u8, a: Src, b: Src }
+                spell { "FADD" => "FADD Rd, a, b" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                    let b = o.fsrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); }
+                exec lanes { x.map2(true, d, a, b, semantics::fadd) }
+
+            Fmul { d: u8, a: Src, b: Src }
+                spell { "FMUL" => "FMUL Rd, a, b" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                    let b = o.fsrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); }
+                exec lanes { x.map2(true, d, a, b, semantics::fmul) }
+
+            Ffma { d: u8, a: Src, b: Src, c: Src }
+                spell { "FFMA" => "FFMA Rd, a, b, c" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                    let b = o.fsrc()?;
+                    let c = o.fsrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.src(c); }
+                // The CPU's fused multiply-add where it has one, else semantics::ffma.
+                exec lanes { x.fma(d, a, b, c, semantics::ffma) }
+
+            Fsetp { cmp: FCmp, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc }
+                spell { "FSETP" => "FSETP.GT.AND Pd, Pq, a, b, Pc" }
+                class Alu
+                decode {
+                    let names = &[
+                        "LT", "LE", "GT", "GE", "EQ", "NE", "LTU", "LEU", "GTU", "GEU", "EQU", "NEU",
+                        "NUM", "NAN",
+                    ];
+                    let cmp = match need(m, ins, names, "a comparison")? {
+                        "NUM" => FCmp::Num,
+                        "NAN" => FCmp::Nan,
+                        u if u.len() == 3 => FCmp::Unordered(cmp_of(&u[..2])),
+                        o => FCmp::Ordered(cmp_of(o)),
+                    };
+                    let combine = combine(m, ins)?;
+                    let p = o.pdst()?;
+                    let q = o.pdst()?;
+                    let a = o.fsrc()?;
+                    let b = o.fsrc()?;
+                    let c = o.psrc()?;
+                }
+                regs { rw.pdef(p); rw.pdef(q); rw.src(a); rw.src(b); rw.pred(c); }
+                exec lanes {
+                    x.setp(true, combine, p, q, a, b, c, |a, b| semantics::fsetp(cmp, a, b))
+                }
+
+            /// `FMNMX d, a, b, p`: min when `p` is true, max otherwise.
+            Fmnmx { d: u8, a: Src, b: Src, p: PredSrc }
+                spell { "FMNMX" => "FMNMX Rd, a, b, Pp (PT: min, !PT: max)" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                    let b = o.fsrc()?;
+                    let p = o.psrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.pred(p); }
+                exec lanes { x.select(true, d, a, b, p, semantics::fmnmx) }
+
+            I2f { d: u8, a: Src, unsigned: bool }
+                spell { "I2F" => "I2F[.U32] Rd, a" }
+                class Alu
+                decode {
+                    m.take(&["F32"]);
+                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(false, d, a, |a| semantics::i2f(unsigned, a)) }
+
+            F2i { d: u8, a: Src, unsigned: bool, round: Round }
+                spell { "F2I" => "F2I[.TRUNC|.FLOOR|.CEIL][.U32] Rd, a" }
+                class Alu
+                decode {
+                    let round = match m.take(&["TRUNC", "FLOOR", "CEIL"]) {
+                        Some("TRUNC") => Round::Trunc,
+                        Some("FLOOR") => Round::Floor,
+                        Some("CEIL") => Round::Ceil,
+                        _ => Round::Nearest,
+                    };
+                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    m.take(&["F32"]);
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(true, d, a, |a| semantics::f2i(round, unsigned, a)) }
+
+            Mufu { d: u8, a: Src, func: MufuOp }
+                spell { "MUFU" => "MUFU.EX2 Rd, a" }
+                class Sfu
+                decode {
+                    let func = match need(m, ins, &["EX2", "LG2", "RCP", "RSQ", "SQRT", "SIN", "COS"], "a function")? {
+                        "EX2" => MufuOp::Ex2,
+                        "LG2" => MufuOp::Lg2,
+                        "RCP" => MufuOp::Rcp,
+                        "RSQ" => MufuOp::Rsq,
+                        "SQRT" => MufuOp::Sqrt,
+                        "SIN" => MufuOp::Sin,
+                        _ => MufuOp::Cos,
+                    };
+                    let d = o.dst()?;
+                    let a = o.fsrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(true, d, a, |a| semantics::mufu(func, a)) }
+
+            /// Global load into `d` (and following registers for wide widths).
+            Ldg { d: u8, addr: MemRef, width: Width }
+                spell { "LDG" => "LDG.E[.64|.128|.U8|.S8|.U16|.S16] Rd, [Ra+imm]" }
+                class Global
+                decode {
+                    let width = width(m);
+                    let d = o.dst()?;
+                    let addr = o.mem()?;
+                    check_pair_alignment(ins, d, width)?;
+                }
+                regs { rw.def_group(d, width.regs()); rw.mem(addr); }
+                exec memory { Global, load, d, addr, width }
+
+            /// Global store of `s` (and following registers).
+            Stg { addr: MemRef, s: u8, width: Width }
+                spell { "STG" => "STG.E[.64|.128|.U8|.U16] [Ra+imm], Rs" }
+                class Global
+                decode {
+                    let width = width(m);
+                    let addr = o.mem()?;
+                    let s = o.reg("a source register")?;
+                    check_pair_alignment(ins, s, width)?;
+                }
+                regs {
+                    rw.mem(addr);
+                    for k in 0..width.regs() {
+                        rw.use_reg(s.saturating_add(k));
+                    }
+                }
+                exec memory { Global, store, s, addr, width }
+
+            Lds { d: u8, addr: MemRef, width: Width }
+                spell { "LDS" => "LDS[.64|.128|.U8|.S8|.U16|.S16] Rd, [Ra+imm]" }
+                class Shared
+                decode {
+                    let width = width(m);
+                    let d = o.dst()?;
+                    let addr = o.mem()?;
+                    check_pair_alignment(ins, d, width)?;
+                }
+                regs { rw.def_group(d, width.regs()); rw.mem(addr); }
+                exec memory { Shared, load, d, addr, width }
+
+            Sts { addr: MemRef, s: u8, width: Width }
+                spell { "STS" => "STS[.64|.128|.U8|.U16] [Ra+imm], Rs" }
+                class Shared
+                decode {
+                    let width = width(m);
+                    let addr = o.mem()?;
+                    let s = o.reg("a source register")?;
+                    check_pair_alignment(ins, s, width)?;
+                }
+                regs {
+                    rw.mem(addr);
+                    for k in 0..width.regs() {
+                        rw.use_reg(s.saturating_add(k));
+                    }
+                }
+                exec memory { Shared, store, s, addr, width }
+
+            /// `SHFL.mode p, d, a, b, c`: read `a` from the lane chosen by `b`;
+            /// `c` is the clamp/segment value as in PTX `shfl.sync`.
+            Shfl { p: u8, d: u8, a: u8, b: Src, c: Src, mode: ShflMode }
+                spell { "SHFL" => "SHFL.BFLY Pd, Rd, Ra, b, c" }
+                class Shared
+                decode {
+                    let mode = match need(m, ins, &["IDX", "UP", "DOWN", "BFLY"], "a mode")? {
+                        "IDX" => ShflMode::Idx,
+                        "UP" => ShflMode::Up,
+                        "DOWN" => ShflMode::Down,
+                        _ => ShflMode::Bfly,
+                    };
+                    let p = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
+                        o.pdst()?
+                    } else {
+                        PT
+                    };
+                    let d = o.dst()?;
+                    let a = o.reg("a source register")?;
+                    let b = o.isrc()?;
+                    let c = o.isrc()?;
+                }
+                regs { rw.pdef(p); rw.def(d); rw.use_reg(a); rw.src(b); rw.src(c); }
+                exec lanes { x.shuffle(p, d, a, b, c, |lane, b, c| semantics::shfl(mode, lane, b, c)) }
+
+            /// `VOTE.mode d, p, src`: `d` receives the ballot, `p` the vote.
+            Vote { mode: VoteMode, d: u8, p: u8, src: PredSrc }
+                spell { "VOTE" => "VOTE.ANY Rd, Pd, Ps" }
+                class Alu
+                decode {
+                    let mode = match need(m, ins, &["ALL", "ANY", "EQ"], "a mode")? {
+                        "ALL" => VoteMode::All,
+                        "ANY" => VoteMode::Any,
+                        _ => VoteMode::Eq,
+                    };
+                    let d = if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Reg(_))) {
+                        o.dst()?
+                    } else {
+                        RZ
+                    };
+                    let p = o.pdst()?;
+                    let src = o.psrc()?;
+                }
+                regs { rw.def(d); rw.pdef(p); rw.pred(src); }
+                exec lanes { x.vote(d, p, src, |ballot, on| semantics::vote(mode, ballot, on)) }
+
+            Bra { target: u32 }
+                spell { "BRA" => "BRA label" }
+                class Control
+                decode { let target = o.target()?; }
+                regs {}
+                exec control { Branch }
+
+            Bssy { barrier: u8, target: u32 }
+                spell { "BSSY" => "BSSY Bn, label" }
+                class Control
+                decode {
+                    let barrier = o.barrier()?;
+                    let target = o.target()?;
+                }
+                regs {}
+                exec control { BarrierSetup }
+
+            Bsync { barrier: u8 }
+                spell { "BSYNC" => "BSYNC Bn" }
+                class Control
+                decode { let barrier = o.barrier()?; }
+                regs {}
+                exec control { BarrierSync }
+
+            Break { barrier: u8 }
+                spell { "BREAK" => "BREAK Bn" }
+                class Control
+                decode { let barrier = o.barrier()?; }
+                regs {}
+                exec control { BarrierBreak }
+
+            Warpsync { mask: Src }
+                spell { "WARPSYNC" => "WARPSYNC mask" }
+                class Control
+                decode {
+                    let mask = if m.has("ALL") || o.peek().is_none() {
+                        Src::Imm(u32::MAX)
+                    } else {
+                        o.isrc()?
+                    };
+                }
+                regs { rw.src(mask); }
+                exec control { WarpSync }
+
+            BarSync { id: u32 }
+                spell { "BAR" => "BAR.SYNC [id]" }
+                class Control
+                decode {
+                    need(m, ins, &["SYNC"], "`.SYNC`")?;
+                    let id = if o.peek().is_some() {
+                        o.imm("a barrier number")?
+                    } else {
+                        0
+                    };
+                    if !(0..16).contains(&id) {
+                        let mut e = at(&ins.operands[o.next - 1], "barrier number out of range");
+                        e.expected = Some("0..15".into());
+                        return Err(e);
+                    }
+                    let id = id as u32;
+                }
+                regs {}
+                exec control { BlockBarrier }
+
+            /// `DEPBAR.LE SBn, k`: wait until scoreboard `sb` counts at most `le`.
+            Depbar { sb: u8, le: u8 }
+                spell { "DEPBAR" => "DEPBAR.LE SBn, count" }
+                class Control
+                decode {
+                    need(m, ins, &["LE"], "`.LE`")?;
+                    let sb = o.take("a scoreboard SB0..SB5")?;
+                    let sb = match &sb.value {
+                        RawOperand::Scoreboard(n) => *n,
+                        _ => return Err(o.wrong(sb, "a scoreboard SB0..SB5")),
+                    };
+                    let le = o.imm("a count")?;
+                    let le = u8::try_from(le).map_err(|_| {
+                        let mut e = at(&ins.operands[o.next - 1], "count out of range");
+                        e.expected = Some("0..63".into());
+                        e
+                    })?;
+                }
+                regs {}
+                exec control { ScoreboardWait }
+
+            Exit
+                spell { "EXIT" => "EXIT" }
+                class Control
+                decode {}
+                regs {}
+                exec control { Exit }
+
+            Nop
+                spell { "NOP" => "NOP" }
+                class Control
+                decode {}
+                regs {}
+                exec control { Nop }
+        }
+    };
+}
+pub(crate) use opcode_table;
+
+/// Builds [`Op`] and the lookups that need nothing but the table.
+macro_rules! define_op {
+    (
+        binders ($opc:ident, $ins:ident, $m:ident, $o:ident, $s:ident, $x:ident);
+        $(
+            $(#[$doc:meta])*
+            $V:ident $({ $($f:ident : $t:tt),* $(,)? })?
+                spell { $($sp:literal => $usage:literal),+ $(,)? }
+                class $class:ident
+                decode { $($decode:tt)* }
+                regs { $($regs:tt)* }
+                exec $kind:ident { $($exec:tt)* }
+        )*
+    ) => {
+        /// The operation of one instruction, with typed operands.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Op {
+            $(
+                $(#[$doc])*
+                $V $({ $($f: $t),* })?,
+            )*
+        }
+
+        /// Every opcode the assembler accepts, for "did you mean" hints.
+        pub const OPCODES: &[&str] = &[$($($sp),+),*];
+
+        /// The operand form of each opcode, for hints.
+        pub fn usage(mnemonic: &str) -> &'static str {
+            match mnemonic.split('.').next().unwrap_or("") {
+                $($($sp => $usage,)+)*
+                _ => "OPCODE operands",
+            }
+        }
+
+        impl Op {
+            /// The latency and scoreboard class of this opcode.
+            pub fn class(&self) -> Class {
+                match self {
+                    $(Op::$V { .. } => Class::$class,)*
+                }
+            }
+
+            /// Which part of the SM carries this opcode out.
+            pub fn unit(&self) -> Unit {
+                match self {
+                    $(Op::$V { .. } => define_op!(@unit $kind { $($exec)* }),)*
+                }
+            }
+
+            /// Calls `f(i, source)` on each value operand (register,
+            /// immediate or constant), `i` counting them from 0 in operand
+            /// order: what linking resolves constants in.
+            #[allow(unused_variables, unused_mut, unused_assignments)]
+            pub fn try_for_each_src_mut<E>(
+                &mut self,
+                mut f: impl FnMut(usize, &mut Src) -> Result<(), E>,
+            ) -> Result<(), E> {
+                let mut i = 0;
+                match self {
+                    $(Op::$V $({ $($f),* })? => {
+                        $($(define_op!(@src $t, $f, f, i);)*)?
+                    })*
+                }
+                Ok(())
+            }
+        }
+    };
+    (@unit lanes { $($exec:tt)* }) => { Unit::Lanes };
+    (@unit memory { $($exec:tt)* }) => { Unit::Memory };
+    (@unit control { $k:ident }) => { Unit::Control(ControlOp::$k) };
+    (@src Src, $f:ident, $visit:ident, $i:ident) => {
+        $visit($i, $f)?;
+        $i += 1;
+    };
+    (@src $t:tt, $f:ident, $visit:ident, $i:ident) => {};
+}
+
+opcode_table!(define_op);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use operand::RegSrc;
+
+    #[test]
+    fn spellings_and_classes_come_from_the_table() {
+        // Counted by hand from the table: 36 variants, IMUL and FSEL sharing.
+        assert_eq!(OPCODES.len(), 38);
+        assert_eq!(usage("IMUL.WIDE"), "IMUL[.WIDE|.HI][.U32] Rd, a, b");
+        assert_eq!(usage("FSEL"), "SEL Rd, a, b, Pp");
+        assert_eq!(usage("FOO"), "OPCODE operands");
+        assert_eq!(Op::Exit.class(), Class::Control);
+        assert_eq!(Op::Exit.unit(), Unit::Control(ControlOp::Exit));
+        let r = |n| Src::Reg(RegSrc::plain(n));
+        let mufu = Op::Mufu {
+            d: 0,
+            a: r(1),
+            func: MufuOp::Rcp,
+        };
+        assert_eq!((mufu.class(), mufu.unit()), (Class::Sfu, Unit::Lanes));
+    }
+
+    #[test]
+    fn value_sources_are_visited_in_operand_order() {
+        let mut op = Op::Lea {
+            d: 0,
+            carry: 7,
+            a: Src::Imm(1),
+            b: Src::Imm(2),
+            hi_src: Src::Imm(3),
+            shift: 4,
+            hi: true,
+            carry_in: PredSrc::TRUE,
+        };
+        let mut seen = Vec::new();
+        let ok: Result<(), ()> = op.try_for_each_src_mut(|i, s| {
+            seen.push((i, *s));
+            *s = Src::Imm(10 + i as u32);
+            Ok(())
+        });
+        assert_eq!(ok, Ok(()));
+        assert_eq!(seen, [(0, Src::Imm(1)), (1, Src::Imm(2)), (2, Src::Imm(3))]);
+        let Op::Lea { hi_src, .. } = op else {
+            unreachable!()
+        };
+        assert_eq!(hi_src, Src::Imm(12));
+        // The first error stops the walk.
+        let mut n = 0;
+        let err = op.try_for_each_src_mut(|_, _| {
+            n += 1;
+            Err("stop")
+        });
+        assert_eq!((err, n), (Err("stop"), 1));
+    }
+}
