@@ -1011,7 +1011,7 @@ fn check_against_oracle(
 
 // ----------------------------------------------------------- properties
 
-/// The counters of model.md and their invariants, for one run.
+/// The counters of docs/execution-model.md and their invariants, for one run.
 fn check_counters(sc: &Scenario, m: &Machine, c: &Case) -> Result<(), TestCaseError> {
     let w = u64::from(c.width);
     let t = m.totals();
@@ -1520,7 +1520,7 @@ fn every_builtin_is_a_mutation_base() {
     }
 }
 
-/// model.md's bounds on SIMD efficiency assume every issued instruction
+/// docs/execution-model.md's bounds on SIMD efficiency assume every issued instruction
 /// does some work. A guarded instruction whose active lanes are all off
 /// does none: one thread, ten `@P0 MOV` with P0 false, then EXIT gives
 /// sum P = 1 (EXIT) over 11 x 32 lane-slots = 1/352, below 1/32, while

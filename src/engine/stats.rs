@@ -1,4 +1,4 @@
-//! Counters: what model.md defines, per warp, per pc and in total.
+//! Counters: what docs/execution-model.md defines, per warp, per pc and in total.
 
 /// Why a resident warp did or did not issue in a cycle, as Nsight Compute
 /// names its warp states. Every resident warp is in exactly one per cycle.
@@ -105,7 +105,7 @@ pub struct LaneSlots {
     pub never_launched: u64,
 }
 
-/// The execution counters of model.md for one warp or a whole run.
+/// The execution counters of docs/execution-model.md for one warp or a whole run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counters {
     /// `I`: warp instructions issued.
@@ -231,7 +231,7 @@ pub struct PcCounters {
     pub stalls: ReasonCounts,
 }
 
-/// Memory system counters (model.md, "Memory").
+/// Memory system counters (docs/execution-model.md, "Memory").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MemoryCounters {
     /// LDG/STG instructions with at least one lane on.

@@ -1,4 +1,4 @@
-//! Engine tests: every expected number is worked out by hand from model.md
+//! Engine tests: every expected number is worked out by hand from docs/execution-model.md
 //! and the control codes the assembler derives (alu latency 4 unless said).
 
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::ExpectResult;
 use crate::scenario::{Check, Expectation};
 
-/// How close a number must be to count as equal (format.md).
+/// How close a number must be to count as equal (docs/scenario-format.md).
 pub const TOLERANCE: f64 = 0.0005;
 
 /// The value at a dotted path: object keys by name, list items by index.

@@ -1,5 +1,5 @@
-//! The headless report: every number of model.md for a run, as JSON (the
-//! contract of format.md) or as a readable table. It is built from the same
+//! The headless report: every number of docs/execution-model.md for a run, as JSON (the
+//! contract of docs/scenario-format.md) or as a readable table. It is built from the same
 //! [`Machine`] the TUI steps, so both frontends show the same figures.
 
 pub mod compare;
@@ -135,7 +135,7 @@ pub struct ExpectResult {
     pub ok: bool,
 }
 
-/// A run's report (format.md, "Report").
+/// A run's report (docs/scenario-format.md, "Report").
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
     pub scenario: String,
@@ -386,7 +386,7 @@ impl Report {
         ok
     }
 
-    /// Exit status per format.md: 1 when an expectation failed, a lane
+    /// Exit status per docs/scenario-format.md: 1 when an expectation failed, a lane
     /// faulted or the run stopped early; 0 otherwise.
     pub fn exit_code(&self) -> i32 {
         let expect_failed = self

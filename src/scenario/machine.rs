@@ -190,7 +190,7 @@ pub(super) fn load_machine(
     Ok(m)
 }
 
-/// `launch:`; without it, one block of 32 threads (format.md's example).
+/// `launch:`; without it, one block of 32 threads (docs/scenario-format.md's example).
 /// Also checks that a block fits on an SM and the grid is not too large,
 /// pointing at the launch key responsible.
 pub(super) fn load_launch(

@@ -1,5 +1,5 @@
 //! Scenario files: what a user writes to describe a machine, a launch, its
-//! data and its program (`../shared/format.md` is the contract).
+//! data and its program (`docs/scenario-format.md` is the contract).
 //!
 //! Loading validates everything up front (keys, types, ranges, expressions,
 //! the program itself), so a `Scenario` is always runnable; every error names

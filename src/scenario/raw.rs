@@ -167,7 +167,7 @@ where
 pub(super) type Leaf = Option<Spanned<Node>>;
 
 /// The whole file. Field order is the order the "expected one of" list
-/// shows, which follows format.md.
+/// shows, which follows docs/scenario-format.md.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {

@@ -1,10 +1,10 @@
 //! Loading tests: every expected value below is worked out by hand from
-//! format.md and the layout rules in `memory.rs`.
+//! docs/scenario-format.md and the layout rules in `memory.rs`.
 
 use super::*;
 use crate::asm::AsmError;
 
-/// format.md's example, plus two buffers that exercise alignment.
+/// docs/scenario-format.md's example, plus two buffers that exercise alignment.
 const FULL: &str = r#"
 version: 1
 name: if/else, 16/16 split

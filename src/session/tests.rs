@@ -1,6 +1,6 @@
 //! Goals and moves of a session on `if-else-branch-short`, whose issue
 //! cycles are worked out by hand in the scenario's `expect:` comment (from
-//! the stall counts of model.md): ISETP at cycle 0, the diverging `@P0 BRA
+//! the stall counts of docs/execution-model.md): ISETP at cycle 0, the diverging `@P0 BRA
 //! else` at 4, the else side's FADD at 5, the then side's FADD at 9, `BRA
 //! join` at 10 (its 16 lanes rejoin the other 16 at `join`), EXIT at 13;
 //! 14 cycles. A goal hit in cycle `c` leaves the session at cycle `c + 1`.

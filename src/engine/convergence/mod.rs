@@ -1,4 +1,4 @@
-//! Divergence and reconvergence: the two models of model.md.
+//! Divergence and reconvergence: the two models of docs/execution-model.md.
 
 pub mod its;
 pub mod stack;

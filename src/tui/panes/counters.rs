@@ -1,4 +1,4 @@
-//! Efficiency counters of model.md for the focused warp and the whole run
+//! Efficiency counters of docs/execution-model.md for the focused warp and the whole run
 //! (per warp too, when there is room), and a sparkline of the SIMD
 //! efficiency of each recent cycle (`·`: nothing issued that cycle).
 
