@@ -10,6 +10,7 @@ pub mod cfg;
 pub mod control;
 pub mod deps;
 pub mod ir;
+pub mod listing;
 pub mod opcodes;
 mod parser;
 
