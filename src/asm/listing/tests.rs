@@ -65,9 +65,9 @@ fn read_errs(text: &str) -> Vec<AsmError> {
 #[test]
 fn every_corpus_listing_reads_with_its_architecture_and_padding() {
     let listings = corpus_listings();
-    // 32 kernel files, four architectures, two tools (counted in the
-    // directory: `ls tests/kernels/*.cu | wc -l` is 32).
-    assert_eq!(listings.len(), 32 * 4 * 2);
+    // 32 kernel files on four architectures and the constant bank probe on
+    // seven, two tools each (`ls tests/kernels/*.cu | wc -l` is 33).
+    assert_eq!(listings.len(), (32 * 4 + 7) * 2);
     for (name, text) in &listings {
         let l = match read(text) {
             Ok(l) => l,
@@ -82,10 +82,10 @@ fn every_corpus_listing_reads_with_its_architecture_and_padding() {
             Format::Nvdisasm
         };
         assert_eq!(l.format, expected_format, "{name}");
-        let kernels = if name.starts_with("two_kernels.") {
-            2
-        } else {
-            1
+        let kernels = match name.split('.').next() {
+            Some("two_kernels") => 2,
+            Some("abi_probe") => 7,
+            _ => 1,
         };
         assert_eq!(l.kernels.len(), kernels, "{name}");
         for k in &l.kernels {
