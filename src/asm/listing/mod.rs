@@ -302,6 +302,13 @@ fn column_of(line: &str, at: usize) -> u32 {
     u32::try_from(prefix.chars().count() + 1).unwrap_or(u32::MAX)
 }
 
+/// Byte offset of `inner`, a slice of `outer`, within it.
+fn offset_in(outer: &str, inner: &str) -> usize {
+    (inner.as_ptr() as usize)
+        .saturating_sub(outer.as_ptr() as usize)
+        .min(outer.len())
+}
+
 fn char_len(s: &str) -> u32 {
     u32::try_from(s.chars().count()).unwrap_or(u32::MAX)
 }
@@ -514,7 +521,7 @@ impl Reader {
             if !after.trim().is_empty() {
                 self.error(
                     lineno,
-                    column_of(raw, raw.len() - after.trim_start().len()),
+                    column_of(raw, offset_in(raw, after.trim_start())),
                     char_len(after.trim()),
                     "unexpected text after an encoded word".into(),
                     Some("the end of the line"),
@@ -566,12 +573,12 @@ impl Reader {
             let name = rest.trim();
             match Arch::parse(name) {
                 Some(a) => {
-                    let col = column_of(raw, raw.len() - rest.trim_start().len());
+                    let col = column_of(raw, offset_in(raw, rest.trim_start()));
                     self.set_arch(lineno, col, char_len(name), a);
                 }
                 None => self.error(
                     lineno,
-                    column_of(raw, raw.len() - rest.trim_start().len()),
+                    column_of(raw, offset_in(raw, rest.trim_start())),
                     char_len(name),
                     format!("`{name}` is not an architecture"),
                     Some("an architecture like `sm_90`"),
@@ -712,7 +719,7 @@ impl Reader {
                     Some(a) => self.set_arch(lineno, column_of(raw, lead), char_len(raw.trim()), a),
                     None => self.error(
                         lineno,
-                        column_of(raw, raw.len() - args.len()),
+                        column_of(raw, offset_in(raw, args)),
                         char_len(args),
                         format!("`{args}` is not an architecture"),
                         Some("an architecture like `sm_90`"),

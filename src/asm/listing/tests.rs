@@ -554,3 +554,14 @@ fn every_waited_scoreboard_is_set_somewhere() {
         }
     }
 }
+
+#[test]
+fn columns_ignore_trailing_blanks() {
+    // `code for` with a bad name and three trailing spaces: the name starts
+    // at column 11 (tab, then `code for ` is nine characters).
+    let errs = read_errs("\tcode for sm_9x   \n");
+    assert_eq!((errs[0].line, errs[0].column, errs[0].len), (1, 11, 5));
+    // A lone encoded word with text after it, trailing blanks after that.
+    let errs = read_errs("  /* 0x0000000000000000 */ junk  \n");
+    assert_eq!((errs[0].column, errs[0].len), (28, 4));
+}
