@@ -6,10 +6,12 @@
 //! the control-flow graph's immediate post-dominators, which the `stack`
 //! convergence model uses as reconvergence points.
 
+pub mod abi;
 pub mod cfg;
 pub mod control;
 pub mod deps;
 pub mod ir;
+pub mod listing;
 pub mod opcodes;
 mod parser;
 

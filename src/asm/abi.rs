@@ -1,0 +1,221 @@
+//! Where each architecture's kernel ABI puts the launch values in constant
+//! bank 0 (`c[0x0][...]`), as nvcc 13 compiles for it.
+//!
+//! The driver fills bank 0 before a launch: the block and grid dimensions,
+//! the stack pointer of per-thread local memory, from Ampere on the global
+//! memory descriptor that `desc[URn]` addresses name, and the kernel's
+//! parameters in declaration order, each at its natural alignment. The
+//! offsets moved twice: Hopper (sm_90) moved the parameters from `0x160` to
+//! `0x210`, and sm_100/sm_120 moved everything up into `0x358..`. The values
+//! below were read off the listings of `tests/kernels/abi_probe.cu`
+//! (one probe kernel per value) and the tests read them again from there.
+
+/// The offsets, in bytes, of the launch values in constant bank 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConstantBank {
+    /// `blockDim.x`; `.y` and `.z` follow at +4 and +8.
+    pub block_dim: u32,
+    /// `gridDim.x`; `.y` and `.z` follow at +4 and +8.
+    pub grid_dim: u32,
+    /// The initial stack pointer: every kernel's first instruction loads it
+    /// into R1 (`LDC R1, c[0x0][0x28]`), local memory is addressed from it.
+    pub stack_pointer: u32,
+    /// The 64-bit global memory descriptor (`ULDC.64 UR4, c[0x0][0x208]`),
+    /// named by `LDG.E R0, desc[UR4][R2.64]`; Turing has none.
+    pub memory_descriptor: Option<u32>,
+    /// The first kernel parameter.
+    pub params: u32,
+}
+
+/// The layout by architecture, the oldest first: each row covers the SM
+/// numbers from its own up to the next row's.
+const LAYOUTS: [(u32, ConstantBank); 4] = [
+    (
+        75,
+        ConstantBank {
+            block_dim: 0x0,
+            grid_dim: 0xc,
+            stack_pointer: 0x28,
+            memory_descriptor: None,
+            params: 0x160,
+        },
+    ),
+    (
+        80,
+        ConstantBank {
+            block_dim: 0x0,
+            grid_dim: 0xc,
+            stack_pointer: 0x28,
+            memory_descriptor: Some(0x118),
+            params: 0x160,
+        },
+    ),
+    (
+        90,
+        ConstantBank {
+            block_dim: 0x0,
+            grid_dim: 0xc,
+            stack_pointer: 0x28,
+            memory_descriptor: Some(0x208),
+            params: 0x210,
+        },
+    ),
+    (
+        100,
+        ConstantBank {
+            block_dim: 0x360,
+            grid_dim: 0x370,
+            stack_pointer: 0x37c,
+            memory_descriptor: Some(0x358),
+            params: 0x380,
+        },
+    ),
+];
+
+/// The newest SM number the table is known to hold for (sm_120, probed).
+const NEWEST: u32 = 129;
+
+/// The constant bank layout of an architecture (`sm` as in `sm_90` → 90),
+/// from sm_75 to sm_12x; `None` outside what nvcc 13 compiles and the
+/// probes confirmed.
+pub fn constant_bank(sm: u32) -> Option<ConstantBank> {
+    if sm > NEWEST {
+        return None;
+    }
+    LAYOUTS
+        .iter()
+        .rev()
+        .find(|(from, _)| sm >= *from)
+        .map(|(_, layout)| *layout)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use super::*;
+    use crate::asm::listing;
+
+    /// Every `c[0x0][...]` offset a kernel's code names (`c[0x0][RZ]` is 0).
+    fn bank0_offsets(k: &listing::Kernel) -> BTreeSet<u32> {
+        let mut out = BTreeSet::new();
+        for ins in k.body() {
+            let mut rest = ins.text.as_str();
+            while let Some(at) = rest.find("c[0x0][") {
+                rest = &rest[at + 7..];
+                let inner = rest.split(']').next().unwrap_or("");
+                let v = if inner == "RZ" {
+                    Some(0)
+                } else {
+                    inner
+                        .strip_prefix("0x")
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                };
+                out.extend(v);
+            }
+        }
+        out
+    }
+
+    fn probe(arch: &str) -> listing::Listing {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/kernels")
+            .join(format!("abi_probe.{arch}.sass"));
+        let text = std::fs::read_to_string(&path).expect("committed probe listing");
+        listing::read(&text).expect("probe listing reads")
+    }
+
+    /// Each probe kernel reads one value; its listing must name exactly the
+    /// offsets the table gives: the stack pointer, the output pointer (the
+    /// first parameter; sm_8x also reads its high half at +4), the memory
+    /// descriptor, and the probed value.
+    fn check(arch: &str, sm: u32) {
+        let l = probe(arch);
+        assert_eq!(l.arch.map(|a| a.sm), Some(sm));
+        let t = constant_bank(sm).expect("table covers the probed arch");
+        let common: BTreeSet<u32> = [Some(t.stack_pointer), Some(t.params), t.memory_descriptor]
+            .into_iter()
+            .flatten()
+            .collect();
+        let probes = [
+            ("block_x", vec![t.block_dim]),
+            ("block_y", vec![t.block_dim + 4]),
+            ("block_z", vec![t.block_dim + 8]),
+            ("grid_x", vec![t.grid_dim]),
+            ("grid_y", vec![t.grid_dim + 4]),
+            ("grid_z", vec![t.grid_dim + 8]),
+            // `params(unsigned *out, unsigned a, unsigned long long b)`: a
+            // after the 8-byte pointer, b at the next 8-byte boundary.
+            ("params", vec![t.params + 8, t.params + 0x10]),
+        ];
+        for (kernel, own) in probes {
+            let k = l.kernel(Some(kernel)).expect("probe kernel");
+            let seen = bank0_offsets(k);
+            let mut required = common.clone();
+            required.extend(own);
+            let mut allowed = required.clone();
+            allowed.insert(t.params + 4);
+            assert!(
+                required.is_subset(&seen) && seen.is_subset(&allowed),
+                "{arch} {kernel}: listing names {seen:x?}, table says {required:x?}"
+            );
+        }
+        // The first instruction sets up the stack pointer.
+        let first = &l.kernels[0].instructions[0].text;
+        assert!(
+            first.ends_with(&format!("R1, c[0x0][{:#x}]", t.stack_pointer)),
+            "{arch}: {first}"
+        );
+    }
+
+    #[test]
+    fn sm_75() {
+        check("sm_75", 75);
+    }
+
+    #[test]
+    fn sm_80() {
+        check("sm_80", 80);
+    }
+
+    #[test]
+    fn sm_86() {
+        check("sm_86", 86);
+    }
+
+    #[test]
+    fn sm_89() {
+        check("sm_89", 89);
+    }
+
+    #[test]
+    fn sm_90() {
+        check("sm_90", 90);
+    }
+
+    #[test]
+    fn sm_100() {
+        check("sm_100", 100);
+    }
+
+    #[test]
+    fn sm_120() {
+        check("sm_120", 120);
+    }
+
+    #[test]
+    fn outside_the_table() {
+        assert_eq!(constant_bank(70), None);
+        assert_eq!(constant_bank(52), None);
+        assert_eq!(constant_bank(130), None);
+        // Values from the probe listings, by hand: sm_90's first parameter
+        // is at 0x210, its descriptor at 0x208; sm_89 keeps Ampere's.
+        assert_eq!(
+            constant_bank(90).map(|t| (t.params, t.memory_descriptor)),
+            Some((0x210, Some(0x208)))
+        );
+        assert_eq!(constant_bank(89).map(|t| t.params), Some(0x160));
+        assert_eq!(constant_bank(121).map(|t| t.stack_pointer), Some(0x37c));
+    }
+}
