@@ -282,6 +282,10 @@ pub fn replay_command(
     tui::with_terminal(std::io::stdout(), |terminal, stop| {
         player::run(terminal, &mut app, &mut player, stop, ascii)
     })?;
+    // After a signal the terminal may be gone (a hangup): say nothing more.
+    if tui::signal_exit_status().is_some() {
+        return Ok(0);
+    }
     for w in &warnings {
         eprintln!("warning: {w}");
     }
