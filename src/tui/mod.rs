@@ -24,6 +24,7 @@ pub mod app;
 pub mod keys;
 pub mod panes;
 pub mod theme;
+pub mod viewport;
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -36,6 +37,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event, KeyEvent};
 
 pub use app::{App, Options};
+pub use viewport::ClampedBackend;
 
 use crate::scenario::Scenario;
 
@@ -130,7 +132,7 @@ fn restore_quietly() {
 /// exits with the signal's status itself.
 pub fn with_terminal<W: Write, T>(
     out: W,
-    body: impl FnOnce(&mut Terminal<CrosstermBackend<W>>, &AtomicBool) -> io::Result<T>,
+    body: impl FnOnce(&mut StepperTerminal<W>, &AtomicBool) -> io::Result<T>,
 ) -> Result<T, TuiError> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     // Ctrl-C arrives as a key in raw mode; SIGINT is caught for the
@@ -163,7 +165,7 @@ pub fn with_terminal<W: Write, T>(
         watcher.close();
         return Err(TuiError::NoTerminal(e));
     }
-    let mut terminal = match Terminal::new(CrosstermBackend::new(out)) {
+    let mut terminal = match Terminal::new(ClampedBackend::new(CrosstermBackend::new(out))) {
         Ok(t) => t,
         Err(e) => {
             ratatui::restore();
@@ -188,9 +190,13 @@ pub fn with_terminal<W: Write, T>(
     Ok(result?)
 }
 
+/// The terminal the stepper draws on: `W` is where the bytes go, and the
+/// size ratatui sees is clamped (see [`viewport`]).
+pub type StepperTerminal<W> = Terminal<ClampedBackend<CrosstermBackend<W>>>;
+
 /// The stepper's loop: draw when something changed, read keys, tick runs.
 pub fn event_loop<W: Write>(
-    terminal: &mut Terminal<CrosstermBackend<W>>,
+    terminal: &mut StepperTerminal<W>,
     app: &mut App,
     stop: &AtomicBool,
     tap: &mut dyn Tap,
@@ -240,9 +246,11 @@ pub fn event_loop<W: Write>(
 }
 
 /// Draws the app into a fresh `width` x `height` buffer, as a terminal of
-/// that size would show it.
+/// that size would show it: at most [`viewport::MAX_WIDTH`] x
+/// [`viewport::MAX_HEIGHT`], the part the stepper draws in.
 pub fn render_to_buffer(app: &App, width: u16, height: u16) -> Buffer {
-    let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
+    let size = viewport::clamp(ratatui::layout::Size::new(width, height));
+    let mut terminal = match Terminal::new(TestBackend::new(size.width, size.height)) {
         Ok(t) => t,
         Err(e) => match e {},
     };
