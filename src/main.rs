@@ -16,7 +16,7 @@ fn main() -> color_eyre::Result<()> {
         // What the user gave cannot be used: the message is the whole
         // diagnosis, printed as it is.
         Err(e) if e.exit_code() == 2 => {
-            eprintln!("{e}");
+            eprintln!("{}", warpstep::text::escape_lines(&e.to_string()));
             std::process::exit(2);
         }
         // The terminal or a file failed: color-eyre shows the causes.

@@ -267,7 +267,7 @@ pub fn replay_command(
         ));
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::text::escape_lines(w));
     }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(RecordError::ReplayNoTerminal {
@@ -287,7 +287,7 @@ pub fn replay_command(
         return Ok(0);
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::text::escape_lines(w));
     }
     Ok(0)
 }
