@@ -650,3 +650,30 @@ fn buffer_name_yaml_reads_as_a_boolean() {
         ],
     );
 }
+
+#[test]
+fn max_cycles_above_its_budget() {
+    // The budget is 10^10 (README, Budgets): one more is refused at its
+    // value, line 2 column 23 by hand; the budget itself loads.
+    expect_at(
+        "name: t\nmachine: {max_cycles: 10000000001}\nprogram: EXIT\n",
+        2,
+        23,
+        &[
+            "`machine.max_cycles` is 10000000001, out of range",
+            "= expected: an integer from 1 to 10000000000",
+            "Budgets in the README",
+        ],
+    );
+    expect_at(
+        "name: t\nmachine: {max_cycles: 18446744073709551615}\nprogram: EXIT\n",
+        2,
+        23,
+        &["`machine.max_cycles` is 18446744073709551615"],
+    );
+    let ok = Scenario::from_text(
+        "name: t\nmachine: {max_cycles: 10000000000}\nprogram: EXIT\n",
+        Origin::Builtin("case".into()),
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
+}

@@ -242,9 +242,15 @@ pub fn replay_command(
     if !(speed.is_finite() && speed > 0.0) {
         return Err(RecordError::Speed(speed));
     }
-    let bytes = std::fs::read(file).map_err(|error| RecordError::Read {
-        file: file.to_string(),
-        error,
+    use crate::scenario::file::{MAX_FILE_BYTES, ReadError, read_bounded};
+    let bytes = read_bounded(std::path::Path::new(file), MAX_FILE_BYTES).map_err(|e| {
+        RecordError::Read {
+            file: file.to_string(),
+            error: match e {
+                ReadError::Io(error) => error,
+                refused => io::Error::other(refused.to_string()),
+            },
+        }
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
