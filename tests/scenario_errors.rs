@@ -677,3 +677,21 @@ fn max_cycles_above_its_budget() {
     );
     assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
 }
+
+#[test]
+fn shifts_out_of_range_and_an_overflowing_division_are_refused() {
+    // `  R1: "1 << 99999"`: content at column 8, `<<` at column 10.
+    expect_at(
+        "name: t\nlaunch: {threads: 8}\ninputs:\n  R1: \"1 << 99999\"\nprogram: EXIT\n",
+        4,
+        10,
+        &["`<<` shifts by an amount outside 0 to 63", "0 to 63 bits"],
+    );
+    // `  R1: "-9223372036854775808 / -1"`: `/` at column 8 + 21 = 29.
+    expect_at(
+        "name: t\nlaunch: {threads: 8}\ninputs:\n  R1: \"-9223372036854775808 / -1\"\nprogram: EXIT\n",
+        4,
+        29,
+        &["overflows: 2^63 does not fit a 64-bit integer"],
+    );
+}
