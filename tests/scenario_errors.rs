@@ -695,3 +695,17 @@ fn shifts_out_of_range_and_an_overflowing_division_are_refused() {
         &["overflows: 2^63 does not fit a 64-bit integer"],
     );
 }
+
+#[test]
+fn a_nan_value_says_what_is_expected() {
+    // `launch: {threads: .nan}`: `.nan` at column 19, counted by hand.
+    expect_at(
+        "name: t\nlaunch: {threads: .nan}\nprogram: EXIT\n",
+        2,
+        19,
+        &[
+            "`.nan` is not a finite number",
+            "= hint: expected a finite number here, like `0`, `1.5`",
+        ],
+    );
+}

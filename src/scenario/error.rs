@@ -201,6 +201,9 @@ impl SourceFile<'_> {
                 };
                 let hint = if message.contains("tab") {
                     "indent with spaces: YAML does not allow tabs for indentation"
+                } else if message.contains("not a finite number") {
+                    "expected a finite number here, like `0`, `1.5` or `-2e3`: \
+                     YAML's `.nan` and `.inf` are not values a key or a register takes"
                 } else {
                     "check the indentation and quoting around here"
                 };
