@@ -650,3 +650,62 @@ fn buffer_name_yaml_reads_as_a_boolean() {
         ],
     );
 }
+
+#[test]
+fn max_cycles_above_its_budget() {
+    // The budget is 10^10 (README, Budgets): one more is refused at its
+    // value, line 2 column 23 by hand; the budget itself loads.
+    expect_at(
+        "name: t\nmachine: {max_cycles: 10000000001}\nprogram: EXIT\n",
+        2,
+        23,
+        &[
+            "`machine.max_cycles` is 10000000001, out of range",
+            "= expected: an integer from 1 to 10000000000",
+            "Budgets in the README",
+        ],
+    );
+    expect_at(
+        "name: t\nmachine: {max_cycles: 18446744073709551615}\nprogram: EXIT\n",
+        2,
+        23,
+        &["`machine.max_cycles` is 18446744073709551615"],
+    );
+    let ok = Scenario::from_text(
+        "name: t\nmachine: {max_cycles: 10000000000}\nprogram: EXIT\n",
+        Origin::Builtin("case".into()),
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|e| e.to_string()));
+}
+
+#[test]
+fn shifts_out_of_range_and_an_overflowing_division_are_refused() {
+    // `  R1: "1 << 99999"`: content at column 8, `<<` at column 10.
+    expect_at(
+        "name: t\nlaunch: {threads: 8}\ninputs:\n  R1: \"1 << 99999\"\nprogram: EXIT\n",
+        4,
+        10,
+        &["`<<` shifts by an amount outside 0 to 63", "0 to 63 bits"],
+    );
+    // `  R1: "-9223372036854775808 / -1"`: `/` at column 8 + 21 = 29.
+    expect_at(
+        "name: t\nlaunch: {threads: 8}\ninputs:\n  R1: \"-9223372036854775808 / -1\"\nprogram: EXIT\n",
+        4,
+        29,
+        &["overflows: 2^63 does not fit a 64-bit integer"],
+    );
+}
+
+#[test]
+fn a_nan_value_says_what_is_expected() {
+    // `launch: {threads: .nan}`: `.nan` at column 19, counted by hand.
+    expect_at(
+        "name: t\nlaunch: {threads: .nan}\nprogram: EXIT\n",
+        2,
+        19,
+        &[
+            "`.nan` is not a finite number",
+            "= hint: expected a finite number here, like `0`, `1.5`",
+        ],
+    );
+}

@@ -2,7 +2,8 @@
 //! session, `send-keys` types, `capture-pane` reads the screen. Checks that
 //! the cycle counter moves by exactly one per key, forward and back, that
 //! resizing redraws, and that the terminal is restored (alternate screen
-//! left, canonical mode back) after `q`, Ctrl-C and SIGTERM, and that a
+//! left, canonical mode and echo back, cursor shown) after `q`, Ctrl-C,
+//! SIGTERM, SIGINT and SIGHUP, with the signal's exit status, and that a
 //! hung-up terminal ends the process.
 //!
 //! Each test uses its own tmux server (`-L`), killed at the end even when
@@ -25,7 +26,7 @@ fn start(name: &str, args: &[&str]) -> Session {
     // `pid` is warpstep's. Afterwards: exit status and tty mode.
     let script = format!(
         "#!/bin/sh\ncd '{dir}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' {args}\n\
-         rc=$?\nmode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon)\n\
+         rc=$?\nmode=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\n\
          echo \"DONE rc=$rc $mode\"\nexec sleep 600\n",
         dir = s.dir.display(),
         args = quoted.join(" "),
@@ -50,8 +51,20 @@ fn wait_cycle(s: &Session, want: u64) {
 
 /// After quitting: the shell's line, the normal screen, a cooked tty.
 fn assert_restored(s: &Session) {
+    assert_restored_with(s, 0);
+}
+
+/// As [`assert_restored`], with the exit status `rc` (128 plus the signal's
+/// number after a signal, as POSIX shells report it) and the cursor shown.
+fn assert_restored_with(s: &Session, rc: i32) {
     let screen = s.wait_for("the shell after warpstep", |scr| scr.contains("DONE rc="));
-    assert!(screen.contains("DONE rc=0 icanon"), "{screen}");
+    // `stty -a` lists `icanon` before `echo`; a leading `-` would mean off.
+    assert!(
+        screen.contains(&format!("DONE rc={rc} icanon echo")),
+        "{screen}"
+    );
+    let cursor = s.tmux(&["display-message", "-p", "-t", "main", "#{cursor_flag}"]);
+    assert_eq!(cursor.trim(), "1", "cursor still hidden");
     assert!(
         !screen.contains("Mask grid"),
         "still on the TUI's screen:\n{screen}"
@@ -117,20 +130,38 @@ fn ctrl_c_quits_and_restores_the_terminal() {
     assert_restored(&s);
 }
 
-#[test]
-fn sigterm_restores_the_terminal() {
+/// Sends `signal` to the stepper and expects the terminal restored and
+/// the exit status 128 + the signal's number (POSIX: TERM 15, INT 2, HUP 1).
+fn signal_restores_the_terminal(name: &str, signal: &str, rc: i32) {
     if !have_tmux() {
         return;
     }
-    let s = start("sigterm", &[]);
+    let s = start(name, &["divergent-loop"]);
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     let pid = s.pid();
     let killed = Command::new("kill")
-        .args(["-TERM", &pid])
+        .args([&format!("-{signal}"), &pid])
         .status()
         .expect("kill runs");
     assert!(killed.success());
-    assert_restored(&s);
+    assert_restored_with(&s, rc);
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_exits_143() {
+    signal_restores_the_terminal("sigterm", "TERM", 143);
+}
+
+#[test]
+fn sigint_restores_the_terminal_and_exits_130() {
+    signal_restores_the_terminal("sigint", "INT", 130);
+}
+
+/// A hangup whose tty is still there (`kill -HUP`, a detaching
+/// multiplexer) gets it back cooked, and the hangup's status.
+#[test]
+fn sighup_restores_the_terminal_and_exits_129() {
+    signal_restores_the_terminal("sighup", "HUP", 129);
 }
 
 /// When the terminal goes away (a killed tmux, a dropped SSH link) the

@@ -230,7 +230,8 @@ fn its_groups_and_barrier() {
 #[test]
 fn faulted_and_never_launched_lanes() {
     // Cycle 9: the LDG issued in cycle 8 faulted lanes 4 and 5 (`!`);
-    // lanes 6 and 7 never launched. The escape in the name is gone.
+    // lanes 6 and 7 never launched. The escape in the name is shown as
+    // `\u{1b}`, not sent to the terminal.
     let a = app(FAULTS, "9n");
     // Buffer of 4 elements: lanes 4 and 5 (bits 4, 5) read past it; 6
     // threads launch lanes 0-5 only.

@@ -11,9 +11,17 @@ use crate::report::{Report, compare, text};
 use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
 use crate::tui::{self, App, Options};
 
-/// Writes to standard output. When the reader went away (`| head`), the
-/// command ends quietly with the shell's status for a broken pipe.
+/// Writes text for a terminal to standard output: scenario text in it is
+/// shown with its control, bidi and zero-width characters escaped
+/// ([`crate::text::escape_lines`]).
 fn write_out(text: &str) {
+    write_raw(&crate::text::escape_lines(text));
+}
+
+/// Writes to standard output as it is (JSON, which keeps the exact text
+/// and escapes it itself). When the reader went away (`| head`), the
+/// command ends quietly with the shell's status for a broken pipe.
+fn write_raw(text: &str) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
     if let Err(e) = o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
@@ -31,6 +39,11 @@ macro_rules! out {
 
 macro_rules! outln {
     ($($t:tt)*) => { write_out(&format!("{}\n", format_args!($($t)*))) };
+}
+
+/// A message on standard error, cleaned as [`write_out`] cleans.
+macro_rules! errln {
+    ($($t:tt)*) => { eprintln!("{}", crate::text::escape_lines(&format!($($t)*))) };
 }
 
 /// Runs the parsed command line: the exit status, or why the command
@@ -96,7 +109,7 @@ fn load(arg: &str) -> Option<Scenario> {
     match builtin::resolve(arg) {
         Ok(s) => Some(s),
         Err(e) => {
-            eprintln!("{e}");
+            errln!("{e}");
             None
         }
     }
@@ -225,7 +238,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
     let vars = match variants(&sc, o) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return 2;
         }
     };
@@ -239,7 +252,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
         match run_report(sc) {
             Ok(r) => reports.push((label, r)),
             Err(e) => {
-                eprintln!("{e}");
+                errln!("{e}");
                 return 2;
             }
         }
@@ -250,7 +263,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
         .max()
         .unwrap_or(0);
     match (format, reports.len()) {
-        (Format::Json, 1) => outln!("{}", pretty(&reports[0].1.to_value())),
+        (Format::Json, 1) => write_raw(&format!("{}\n", pretty(&reports[0].1.to_value()))),
         (Format::Json, _) => {
             let list: Vec<serde_json::Value> = reports
                 .iter()
@@ -262,7 +275,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
                     v
                 })
                 .collect();
-            outln!("{}", pretty(&serde_json::Value::Array(list)));
+            write_raw(&format!("{}\n", pretty(&serde_json::Value::Array(list))));
         }
         (Format::Text, 1) => out!("{}", text::render(&reports[0].1)),
         (Format::Text, _) => out!("{}", compare::render(&reports)),
@@ -284,7 +297,7 @@ fn check(args: &[String], controls: bool) -> i32 {
         let mut m = match sc.new_machine() {
             Ok(m) => m,
             Err(e) => {
-                eprintln!("{}: {e}", sc.origin);
+                errln!("{}: {e}", sc.origin);
                 code = 2;
                 continue;
             }
@@ -376,7 +389,7 @@ fn test(paths: &[String]) -> i32 {
             Ok(s) => s,
             Err(e) => {
                 outln!("FAIL {t}: does not load");
-                eprintln!("{e}");
+                errln!("{e}");
                 failed += 1;
                 continue;
             }

@@ -132,6 +132,11 @@ pub struct FieldLimit {
 
 const U32: u64 = u32::MAX as u64;
 
+/// The most cycles a run may be given (`max_cycles`), 10^10: far above any
+/// real scenario (the built-ins finish within 10^6), and bounded, so that
+/// a file cannot ask for a run that never ends.
+pub const MAX_CYCLES: u64 = 10_000_000_000;
+
 impl MachineConfig {
     /// Warp schedulers an SM can have.
     pub const MAX_SCHEDULERS: u32 = 4;
@@ -247,8 +252,8 @@ impl MachineConfig {
         FieldLimit {
             field: "max_cycles",
             min: 1,
-            max: u64::MAX,
-            why: None,
+            max: MAX_CYCLES,
+            why: Some("the longest run a scenario may ask for; see Budgets in the README"),
             get: |m| m.max_cycles,
         },
     ];

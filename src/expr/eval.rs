@@ -33,6 +33,10 @@ enum FaultKind {
     RemZero,
     BitwiseFloat,
     RandSeedFloat,
+    /// A shift by an amount outside 0..=63.
+    ShiftRange,
+    /// `i64::MIN / -1`, whose quotient 2^63 does not fit.
+    DivOverflow,
     Malformed,
 }
 
@@ -109,8 +113,12 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, FaultKind> {
             let (Int(x), Int(y)) = (a, b) else {
                 return Err(FaultKind::BitwiseFloat);
             };
-            // Shift amounts are masked to 0..=63 like x86-64 and PTX `shl.b64`,
-            // so no amount can overflow.
+            // A shift of 64 or more (or a negative one) has no meaning on a
+            // 64-bit value; masking it (as x86-64 does) would silently give
+            // `1 << 64 == 1`, so it is refused.
+            if matches!(op, Shl | Shr) && !(0..64).contains(&y) {
+                return Err(FaultKind::ShiftRange);
+            }
             let amount = (y & 63) as u32;
             Int(match op {
                 Shl => x.wrapping_shl(amount),
@@ -148,7 +156,8 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, FaultKind> {
                 Mul => x.wrapping_mul(y),
                 Div if y == 0 => return Err(FaultKind::DivZero),
                 _ if y == 0 => return Err(FaultKind::RemZero),
-                // wrapping: i64::MIN / -1 wraps instead of panicking.
+                // 2^63 does not fit: refused rather than wrapped to MIN.
+                Div if x == i64::MIN && y == -1 => return Err(FaultKind::DivOverflow),
                 Div => x.wrapping_div(y),
                 _ => x.wrapping_rem(y),
             }),
@@ -207,6 +216,14 @@ fn to_error(code: &Code, src: &str, fault: Fault) -> EvalError {
         FaultKind::RandSeedFloat => (
             "the seed of `rand` must be an integer, not a float".to_string(),
             Some("write a whole number, e.g. `rand(7)`".to_string()),
+        ),
+        FaultKind::ShiftRange => (
+            format!("`{op_text}` shifts by an amount outside 0 to 63"),
+            Some("a 64-bit value shifts by 0 to 63 bits".to_string()),
+        ),
+        FaultKind::DivOverflow => (
+            "`-9223372036854775808 / -1` overflows: 2^63 does not fit a 64-bit integer".to_string(),
+            Some("the quotient must lie in -2^63 to 2^63 - 1".to_string()),
         ),
         FaultKind::Malformed => ("internal error: malformed expression".to_string(), None),
     };

@@ -106,15 +106,26 @@ fn ints_and_floats() {
 fn integers_wrap() {
     assert_eq!(int("0x7FFFFFFFFFFFFFFF + 1"), i64::MIN);
     assert_eq!(int("0xFFFFFFFFFFFFFFFF"), -1);
-    // -(2^63) wraps to itself, and MIN / -1 wraps instead of trapping.
-    assert_eq!(int("-9223372036854775808 / -1"), i64::MIN);
+    // -(2^63) wraps to itself; MIN / -1 (2^63) is refused, not wrapped.
+    let err = eval_at("-9223372036854775808 / -1", 0).unwrap_err();
+    assert!(err.message.contains("overflows"), "{}", err.message);
+    assert_eq!(int("-9223372036854775807 / -1"), i64::MAX);
     assert_eq!(int("0x100000000 * 0x100000000"), 0); // 2^64 wraps to 0
 }
 
 #[test]
-fn shifts_mask_their_amount() {
-    assert_eq!(int("1 << 65"), 2); // 65 & 63 = 1
-    assert_eq!(int("1 << -1"), i64::MIN); // -1 & 63 = 63
+fn shifts_take_amounts_0_to_63_only() {
+    assert_eq!(int("1 << 63"), i64::MIN); // bit 63
+    for src in ["1 << 64", "1 << 99999", "1 << -1", "8 >> 64"] {
+        let err = eval_at(src, 0).unwrap_err();
+        assert!(
+            err.message.contains("outside 0 to 63"),
+            "{src}: {}",
+            err.message
+        );
+        // The operator is underlined, as for a float operand: at 2, 2 long.
+        assert_eq!((err.offset, err.len), (2, 2), "{src}");
+    }
     assert_eq!(int("-16 >> 2"), -4); // arithmetic shift
     assert_eq!(int("0xF0 >> 4"), 0xF);
     let err = eval_at("1.5 << 1", 0).unwrap_err();

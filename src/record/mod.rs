@@ -242,9 +242,15 @@ pub fn replay_command(
     if !(speed.is_finite() && speed > 0.0) {
         return Err(RecordError::Speed(speed));
     }
-    let bytes = std::fs::read(file).map_err(|error| RecordError::Read {
-        file: file.to_string(),
-        error,
+    use crate::scenario::file::{MAX_FILE_BYTES, ReadError, read_bounded};
+    let bytes = read_bounded(std::path::Path::new(file), MAX_FILE_BYTES).map_err(|e| {
+        RecordError::Read {
+            file: file.to_string(),
+            error: match e {
+                ReadError::Io(error) => error,
+                refused => io::Error::other(refused.to_string()),
+            },
+        }
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -267,7 +273,7 @@ pub fn replay_command(
         ));
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::text::escape_lines(w));
     }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(RecordError::ReplayNoTerminal {
@@ -282,8 +288,12 @@ pub fn replay_command(
     tui::with_terminal(std::io::stdout(), |terminal, stop| {
         player::run(terminal, &mut app, &mut player, stop, ascii)
     })?;
+    // After a signal the terminal may be gone (a hangup): say nothing more.
+    if tui::signal_exit_status().is_some() {
+        return Ok(0);
+    }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::text::escape_lines(w));
     }
     Ok(0)
 }

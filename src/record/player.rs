@@ -18,8 +18,6 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -293,7 +291,7 @@ fn could_quit(k: &KeyEvent) -> bool {
 /// The replay loop in a terminal: plays events when they are due, reads
 /// the viewer's keys, and, once live, is the stepper's own loop.
 pub fn run<W: Write>(
-    terminal: &mut Terminal<CrosstermBackend<W>>,
+    terminal: &mut crate::tui::StepperTerminal<W>,
     app: &mut App,
     player: &mut Player,
     stop: &AtomicBool,

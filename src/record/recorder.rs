@@ -124,11 +124,14 @@ pub struct Screen {
 impl Screen {
     pub fn new(width: u16, height: u16) -> io::Result<Screen> {
         let (tee, copy) = Tee::new(io::sink());
-        // A fixed viewport: ratatui never asks a terminal for its size.
+        // A fixed viewport: ratatui never asks a terminal for its size. It
+        // is clamped as a live terminal's is, so `--size` cannot ask for
+        // more cells than a live stepper draws.
+        let size = crate::tui::viewport::clamp(ratatui::layout::Size::new(width, height));
         let terminal = Terminal::with_options(
             CrosstermBackend::new(tee),
             TerminalOptions {
-                viewport: Viewport::Fixed(Rect::new(0, 0, width, height)),
+                viewport: Viewport::Fixed(Rect::new(0, 0, size.width, size.height)),
             },
         )?;
         Ok(Screen { terminal, copy })

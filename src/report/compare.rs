@@ -121,7 +121,12 @@ pub fn render(reports: &[(String, Report)]) -> String {
         .collect();
     let mut o = String::new();
     if let Some((_, r)) = reports.first() {
-        let _ = writeln!(o, "{}  ({})\n", r.scenario, r.file);
+        let _ = writeln!(
+            o,
+            "{}  ({})\n",
+            super::text::sanitize(&r.scenario),
+            super::text::sanitize(&r.file)
+        );
     }
     let _ = write!(o, "  {:label_w$}", "");
     for (i, (l, _)) in reports.iter().enumerate() {

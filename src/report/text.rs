@@ -19,7 +19,7 @@ fn fixed(v: Option<f64>, digits: usize) -> String {
 /// Renders the report as text.
 pub fn render(r: &Report) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "{}  ({})", r.scenario, r.file);
+    let _ = writeln!(o, "{}  ({})", sanitize(&r.scenario), sanitize(&r.file));
     let _ = writeln!(
         o,
         "machine  {}-lane warps · {} · {} · {} SM{} x {} scheduler{}",
@@ -32,7 +32,7 @@ pub fn render(r: &Report) -> String {
         if r.schedulers == 1 { "" } else { "s" },
     );
     if let Some(e) = &r.error {
-        let _ = writeln!(o, "STOPPED  {e}");
+        let _ = writeln!(o, "STOPPED  {}", sanitize(e));
     }
     let _ = writeln!(o);
     let rows: Vec<(&str, String, &str)> = vec![
@@ -204,9 +204,8 @@ pub fn render(r: &Report) -> String {
     o
 }
 
-/// Drops control characters (but tab) from scenario text before printing.
+/// Scenario text with control, bidi and zero-width characters shown as
+/// escapes ([`crate::text::escape`]), before printing.
 pub fn sanitize(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || *c == '\t')
-        .collect()
+    crate::text::escape(s)
 }

@@ -201,6 +201,9 @@ impl SourceFile<'_> {
                 };
                 let hint = if message.contains("tab") {
                     "indent with spaces: YAML does not allow tabs for indentation"
+                } else if message.contains("not a finite number") {
+                    "expected a finite number here, like `0`, `1.5` or `-2e3`: \
+                     YAML's `.nan` and `.inf` are not values a key or a register takes"
                 } else {
                     "check the indentation and quoting around here"
                 };
@@ -329,25 +332,19 @@ fn block_key(line: &str) -> Option<(usize, usize, String)> {
 }
 
 /// A source line as it may be echoed to a terminal: control characters
-/// (other than tab) become `?`, one for one, so columns still line up.
+/// (other than tab), bidi controls and zero-width characters become `?`,
+/// one for one, so columns still line up.
 pub(super) fn sanitize_line(line: &str) -> String {
     line.chars()
-        .map(|c| if c.is_control() && c != '\t' { '?' } else { c })
+        .map(|c| if crate::text::is_unsafe(c) { '?' } else { c })
         .collect()
 }
 
-/// Message text with control characters escaped (`\u{1b}`), so a file
-/// cannot drive the terminal through an error message.
+/// Message text with control, bidi and zero-width characters escaped
+/// (`\u{1b}`, `\u{202e}`), so a file cannot drive or reorder the terminal
+/// through an error message.
 fn sanitize_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\t' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::text::escape(s)
 }
 
 /// Longest source line echoed in full; longer ones are cropped around the

@@ -11,7 +11,8 @@ use crate::expr::spelling::did_you_mean;
 /// "an integer from 1 to 64", or "an integer of at least 1" when the upper
 /// bound is only the storage type's.
 pub(super) fn describe_range(min: i128, max: i128) -> String {
-    if max >= i128::from(u32::MAX) {
+    // A type's own maximum is no budget worth naming; any other is.
+    if max == i128::from(u32::MAX) || max >= i128::from(i64::MAX) {
         format!("an integer of at least {min}")
     } else {
         format!("an integer from {min} to {max}")

@@ -12,6 +12,7 @@
 mod constants;
 mod error;
 mod expect;
+pub mod file;
 mod inputs;
 mod leaf;
 mod load;
@@ -255,8 +256,16 @@ impl Scenario {
     /// Loads and validates a scenario file.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, LoadError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| {
-            LoadError::file_error(file.clone(), format!("cannot read `{file}`: {e}"))
+        let bytes = file::read_bounded(path, file::MAX_FILE_BYTES).map_err(|e| {
+            let budget = matches!(e, file::ReadError::TooLarge { .. });
+            let mut err = LoadError::file_error(file.clone(), format!("cannot read `{file}`: {e}"));
+            if budget {
+                err.hint = Some(
+                    "split the scenario, or keep large data out of it (see Budgets in the README)"
+                        .into(),
+                );
+            }
+            err
         })?;
         match String::from_utf8(bytes) {
             Ok(text) => Scenario::from_text(&text, Origin::File(file)),

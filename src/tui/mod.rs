@@ -7,7 +7,8 @@
 //! draws into any ratatui frame ([`App::draw`]). This module is the only
 //! part that touches the terminal: it reads crossterm events, polls with
 //! the run's tick interval while a run animates, and restores the terminal
-//! on every way out (quit, Ctrl-C, a panic, SIGTERM, SIGHUP).
+//! on every way out (quit, Ctrl-C, a panic, SIGTERM, SIGINT, SIGHUP;
+//! after a signal the process exits 128 plus its number).
 //!
 //! [`with_terminal`] takes the terminal over and gives it back; the
 //! [`event_loop`] draws through any writer and tells a [`Tap`] about every
@@ -23,10 +24,11 @@ pub mod app;
 pub mod keys;
 pub mod panes;
 pub mod theme;
+pub mod viewport;
 
 use std::io::{self, Write};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use ratatui::Terminal;
@@ -35,6 +37,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event, KeyEvent};
 
 pub use app::{App, Options};
+pub use viewport::ClampedBackend;
 
 use crate::scenario::Scenario;
 
@@ -80,30 +83,78 @@ pub struct NoTap;
 
 impl Tap for NoTap {}
 
+/// How long a terminating signal waits for the loop to come back and
+/// restore the terminal itself before the signal watcher does it and ends
+/// the process (a long computation, or a reader spinning on a closed tty).
+pub const SIGNAL_GRACE: Duration = Duration::from_millis(1000);
+
+/// The signal that ended the last session at the terminal (SIGTERM,
+/// SIGINT or SIGHUP), 0 while none arrived.
+/// Set in the signal handler itself, so it is known as soon as the loop
+/// sees `stop`.
+static SIGNALLED: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
+
+/// Whether the terminal was given back, so the signal watcher leaves it be.
+static RESTORED: AtomicBool = AtomicBool::new(false);
+
+/// The exit status the process should end with because a signal ended the
+/// stepper: 128 plus the signal's number, as a shell reports it (143 for
+/// SIGTERM, 130 for SIGINT, 129 for SIGHUP); `None` when no signal came.
+pub fn signal_exit_status() -> Option<i32> {
+    match SIGNALLED.load(Ordering::SeqCst) {
+        0 => None,
+        sig => i32::try_from(sig).ok().map(|n| 128 + n),
+    }
+}
+
+/// Gives the terminal back without reporting failures: after a hangup the
+/// tty may be gone, writes fail, and a message about it (or a panic from
+/// `eprintln!` on a closed stderr) could only make things worse.
+fn restore_quietly() {
+    use ratatui::crossterm::{cursor::Show, execute, terminal::LeaveAlternateScreen};
+    let _ = ratatui::crossterm::terminal::disable_raw_mode();
+    let _ = execute!(io::stdout(), LeaveAlternateScreen, Show);
+}
+
 /// Takes over the terminal (raw mode, the alternate screen, a panic hook
-/// and SIGTERM/SIGHUP/SIGINT flags), runs `body` with a terminal that
+/// and SIGTERM/SIGINT/SIGHUP handlers), runs `body` with a terminal that
 /// draws through `out` (stdout, or a writer that also keeps a copy), and
 /// restores the terminal however `body` ends.
+///
+/// A terminating signal sets `stop`, which the loops check at least every
+/// [`IDLE_POLL`]; they return, the terminal is restored here, and
+/// [`signal_exit_status`] gives the status to exit with. A hangup is
+/// treated like the others rather than ending the process at once: a
+/// `kill -HUP` or a detaching multiplexer leaves the tty in place, and it
+/// would be left in raw mode on the alternate screen; where the tty is
+/// gone, the writes fail and are ignored. Should the loop not come back
+/// within [`SIGNAL_GRACE`], a watcher thread restores what it can and
+/// exits with the signal's status itself.
 pub fn with_terminal<W: Write, T>(
     out: W,
-    body: impl FnOnce(&mut Terminal<CrosstermBackend<W>>, &AtomicBool) -> io::Result<T>,
+    body: impl FnOnce(&mut StepperTerminal<W>, &AtomicBool) -> io::Result<T>,
 ) -> Result<T, TuiError> {
-    // SIGTERM sets a flag the loop checks, then the terminal is restored;
-    // Ctrl-C arrives as a key in raw mode, and SIGINT is caught too for the
-    // moments before.
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    // Ctrl-C arrives as a key in raw mode; SIGINT is caught for the
+    // moments before raw mode and for a `kill -INT`.
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+    for sig in [SIGTERM, SIGINT, SIGHUP] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
+        let number = usize::try_from(sig).unwrap_or(15);
+        signal_hook::flag::register_usize(sig, Arc::clone(&SIGNALLED), number)?;
     }
-    // SIGHUP means the terminal is gone (a closed SSH connection, a killed
-    // tmux): there is nothing left to restore or read, and the event reader
-    // would spin on the closed tty. End the process at once, with the
-    // shell's status for a hangup.
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGHUP,
-        129,
-        Arc::new(AtomicBool::new(true)),
-    )?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    let watcher = signals.handle();
+    RESTORED.store(false, Ordering::SeqCst);
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            std::thread::sleep(SIGNAL_GRACE);
+            if !RESTORED.load(Ordering::SeqCst) {
+                restore_quietly();
+                std::process::exit(signal_exit_status().unwrap_or(143));
+            }
+        }
+    });
 
     // `try_init` is `init` without the panic on a missing terminal; both
     // install the panic hook that restores the terminal. Its own terminal
@@ -111,23 +162,41 @@ pub fn with_terminal<W: Write, T>(
     if let Err(e) = ratatui::try_init() {
         // Undo whatever part of the set-up succeeded.
         let _ = ratatui::crossterm::terminal::disable_raw_mode();
+        watcher.close();
         return Err(TuiError::NoTerminal(e));
     }
-    let mut terminal = match Terminal::new(CrosstermBackend::new(out)) {
+    let mut terminal = match Terminal::new(ClampedBackend::new(CrosstermBackend::new(out))) {
         Ok(t) => t,
         Err(e) => {
             ratatui::restore();
+            watcher.close();
             return Err(TuiError::NoTerminal(e));
         }
     };
     let result = body(&mut terminal, &stop);
-    ratatui::restore();
+    // The flag is set in the handler itself, so it is already true here if
+    // a signal ended the loop, whatever the watcher thread has done yet.
+    if stop.load(Ordering::SeqCst) {
+        restore_quietly();
+        // The terminal's drop would show the cursor again and report a
+        // failure on stderr, which may be a closed tty: that is done.
+        std::mem::forget(terminal);
+    } else {
+        ratatui::restore();
+        drop(terminal);
+    }
+    RESTORED.store(true, Ordering::SeqCst);
+    watcher.close();
     Ok(result?)
 }
 
+/// The terminal the stepper draws on: `W` is where the bytes go, and the
+/// size ratatui sees is clamped (see [`viewport`]).
+pub type StepperTerminal<W> = Terminal<ClampedBackend<CrosstermBackend<W>>>;
+
 /// The stepper's loop: draw when something changed, read keys, tick runs.
 pub fn event_loop<W: Write>(
-    terminal: &mut Terminal<CrosstermBackend<W>>,
+    terminal: &mut StepperTerminal<W>,
     app: &mut App,
     stop: &AtomicBool,
     tap: &mut dyn Tap,
@@ -177,9 +246,11 @@ pub fn event_loop<W: Write>(
 }
 
 /// Draws the app into a fresh `width` x `height` buffer, as a terminal of
-/// that size would show it.
+/// that size would show it: at most [`viewport::MAX_WIDTH`] x
+/// [`viewport::MAX_HEIGHT`], the part the stepper draws in.
 pub fn render_to_buffer(app: &App, width: u16, height: u16) -> Buffer {
-    let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
+    let size = viewport::clamp(ratatui::layout::Size::new(width, height));
+    let mut terminal = match Terminal::new(TestBackend::new(size.width, size.height)) {
         Ok(t) => t,
         Err(e) => match e {},
     };
