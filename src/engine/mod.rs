@@ -43,7 +43,7 @@ pub mod view;
 pub(crate) mod warp;
 
 pub use config::{
-    ConfigError, Convergence, FieldLimit, GroupPolicy, Latency, MachineConfig, Policy,
+    ConfigError, Convergence, FieldLimit, GroupPolicy, Latency, MAX_CYCLES, MachineConfig, Policy,
 };
 pub use kernel::{
     BufferSpec, ElemType, InitTarget, InitialValue, Kernel, Launch, ThreadIds, ThreadInit,
