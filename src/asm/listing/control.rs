@@ -49,6 +49,17 @@ pub struct Control {
 }
 
 impl Control {
+    /// The fields the assembler's control code carries (all but reuse).
+    pub fn to_ir(self) -> crate::asm::ir::Control {
+        crate::asm::ir::Control {
+            wait_mask: self.wait_mask,
+            read_barrier: self.read_barrier,
+            write_barrier: self.write_barrier,
+            yield_hint: self.yield_,
+            stall: self.stall,
+        }
+    }
+
     /// Decodes the fields from the high (second printed) word of a Volta or
     /// later instruction.
     pub fn from_high_word(word: u64) -> Control {
@@ -170,23 +181,7 @@ impl fmt::Display for Control {
     /// (the reuse flags are not part of it: listings print them as `.reuse`
     /// on the operands).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[B")?;
-        for n in 0..SCOREBOARDS {
-            if self.wait_mask & (1 << n) != 0 {
-                write!(f, "{n}")?;
-            } else {
-                f.write_str("-")?;
-            }
-        }
-        let bar = |b: Option<u8>| b.map_or("-".to_string(), |v| v.to_string());
-        write!(
-            f,
-            ":R{}:W{}:{}:S{:02}]",
-            bar(self.read_barrier),
-            bar(self.write_barrier),
-            if self.yield_ { "Y" } else { "-" },
-            self.stall
-        )
+        self.to_ir().fmt(f)
     }
 }
 
