@@ -21,6 +21,12 @@ impl Sets {
             self.def(r.saturating_add(k));
         }
     }
+    /// Reads `n` consecutive registers from `r` (a wide store's source).
+    fn use_group(&mut self, r: u8, n: u8) {
+        for k in 0..n {
+            self.use_reg(r.saturating_add(k));
+        }
+    }
     fn pdef(&mut self, p: u8) {
         if p != PT {
             self.defs.push(PRED_BASE + Resource::from(p));

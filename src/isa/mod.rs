@@ -550,12 +550,7 @@ macro_rules! opcode_table {
                     let s = o.reg("a source register")?;
                     check_pair_alignment(ins, s, width)?;
                 }
-                regs {
-                    rw.mem(addr);
-                    for k in 0..width.regs() {
-                        rw.use_reg(s.saturating_add(k));
-                    }
-                }
+                regs { rw.mem(addr); rw.use_group(s, width.regs()); }
                 exec memory { Global, store, s, addr, width }
 
             Lds { d: u8, addr: MemRef, width: Width }
@@ -579,12 +574,7 @@ macro_rules! opcode_table {
                     let s = o.reg("a source register")?;
                     check_pair_alignment(ins, s, width)?;
                 }
-                regs {
-                    rw.mem(addr);
-                    for k in 0..width.regs() {
-                        rw.use_reg(s.saturating_add(k));
-                    }
-                }
+                regs { rw.mem(addr); rw.use_group(s, width.regs()); }
                 exec memory { Shared, store, s, addr, width }
 
             /// `SHFL.mode p, d, a, b, c`: read `a` from the lane chosen by `b`;
