@@ -134,6 +134,10 @@ pub struct Program {
     pub reconvergence: Vec<u32>,
     /// Basic blocks as `[start, end)` instruction ranges.
     pub blocks: Vec<(u32, u32)>,
+    /// The architecture the program was compiled for (`90` for sm_90), as
+    /// a listing or the scenario's `arch:` says; `None` for hand-written
+    /// programs.
+    pub arch: Option<u32>,
 }
 
 impl Program {

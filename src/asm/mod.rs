@@ -196,6 +196,7 @@ pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
         num_regs,
         reconvergence,
         blocks: cfg.blocks,
+        arch: None,
     })
 }
 

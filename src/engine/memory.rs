@@ -8,6 +8,13 @@ use std::sync::Arc;
 
 use super::kernel::BufferSpec;
 
+/// Where global buffers sit in a 64-bit address space: a buffer laid out
+/// at 32-bit address `a` has device address `DEVICE_WINDOW + a`, the
+/// pointer a kernel compiled by nvcc receives and forms in a register pair.
+/// Global memory is one window of 4 GiB: an address whose high word is not
+/// this window's faults.
+pub const DEVICE_WINDOW: u64 = 0x0000_7f00_0000_0000;
+
 const PAGE: usize = 4096;
 const SECTOR: u32 = 32;
 const LINE: u32 = 128;

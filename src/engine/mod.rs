@@ -50,7 +50,7 @@ pub use kernel::{
 };
 pub use link::Decoded;
 pub use machine::Machine;
-pub use memory::FaultKind;
+pub use memory::{DEVICE_WINDOW, FaultKind};
 pub use records::{Fault, FinalState, Hazard, HazardKind, IssueRecord, RunError, WarpRecord};
 pub use stats::{Counters, MemoryCounters, PcCounters, Reason, ReasonCounts};
 
