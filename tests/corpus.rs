@@ -714,10 +714,10 @@ fn matmul_naive() -> Kernel {
 
 /// minmax_abs.cu (`clamp`), 64 threads, lo = 3, hi = 40. Exact: 0 ulp.
 fn minmax_abs() -> Kernel {
-    let ia = (0..64i64).map(|i| ((i * 13) % 101 - 50).abs().max(3).min(40));
+    let ia = (0..64i64).map(|i| ((i * 13) % 101 - 50).abs().clamp(3, 40));
     let fx = (0..64).map(|i| {
         let x = (i as f32 - 32.0) * 0.0625;
-        x.max(-1.0).min(1.0) + if x < 0.0 { 0.5 } else { 0.0 }
+        x.clamp(-1.0, 1.0) + if x < 0.0 { 0.5 } else { 0.0 }
     });
     Kernel {
         file: "minmax_abs",
@@ -1601,8 +1601,8 @@ fn seed_sm_90_over_a_million_threads_matches_the_hand_count() {
 /// branches: 0xa0, 0x110, 0x1a0, 0x1f0, 0x3c0 twice, 0x410, 0x530, 0x600 = 9.
 /// ```
 /// Lane 0 (m = 0, one trip): 11 (prologue) + 7 (R2 = 1, m >= 3 false: the
-/// BRA at 0x110 to 0x5e0 is taken) + 3 (BSYNC B0, R2 != 0, BRA not taken)
-/// + 1 (0x610) + 5 (0x620..0x660 once: R2 1 -> 0) + 5 (epilogue) = 32
+/// BRA at 0x110 to 0x5e0 is taken) + 3 (BSYNC B0, R2 != 0, BRA not taken),
+/// plus 1 (0x610) + 5 (0x620..0x660 once: R2 1 -> 0) + 5 (epilogue) = 32
 /// issued; branches 0xa0, 0x110, 0x600, 0x660 = 4. A one-lane warp cannot
 /// diverge: divergent_branches = 0.
 #[test]
@@ -1629,4 +1629,62 @@ fn lane_loop_sm_90_issue_slots_at_the_longest_trip_count() {
         }
     }
     assert!(wrong.is_empty(), "lane_loop sm_90:\n{wrong}");
+}
+
+/// The comparison itself, on reports made here: a report holding exactly
+/// the reference passes every kernel; one element moved by one ulp (or one
+/// integer by one) past its kernel's bound is the first mismatch reported.
+/// This runs today, before the binary can run listings.
+#[test]
+fn the_comparison_finds_the_first_element_past_its_bound() {
+    let as_json = |w: Want| match w {
+        Want::Int(v) | Want::IntIn(v, _) => Value::from(v),
+        Want::F32(v, _) => Value::from(f64::from(v)),
+        Want::F64(v, _) => Value::from(v),
+    };
+    for k in corpus() {
+        let mut buffers = serde_json::Map::new();
+        for o in &k.outputs {
+            buffers.insert(o.name.into(), o.want.iter().map(|&w| as_json(w)).collect());
+        }
+        let report = serde_json::json!({ "buffers": buffers });
+        assert_eq!(compare(&k, &report), Vec::<String>::new(), "{}", k.file);
+    }
+    // saxpy's bound is 0 ulp: ys[7] one ulp up is reported, with the count.
+    let k = saxpy();
+    let mut ys: Vec<Value> = k.outputs[0].want.iter().map(|&w| as_json(w)).collect();
+    let Want::F32(v, _) = k.outputs[0].want[7] else {
+        panic!("saxpy's ys is f32")
+    };
+    ys[7] = Value::from(f64::from(f32::from_bits(v.to_bits() + 1)));
+    let report = serde_json::json!({ "buffers": { "ys": ys } });
+    let bad = compare(&k, &report);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(
+        bad[0].starts_with("ys[7]: expected ") && bad[0].ends_with("(1 of 150 differ)"),
+        "{}",
+        bad[0]
+    );
+    // special_funcs allows rsqrt 2 ulp: 2 up passes, 3 up fails.
+    let k = special_funcs();
+    let bump = |n: u32| {
+        let mut buffers = serde_json::Map::new();
+        for o in &k.outputs {
+            let mut vals: Vec<Value> = o.want.iter().map(|&w| as_json(w)).collect();
+            if o.name == "r"
+                && let Want::F32(v, _) = o.want[5]
+            {
+                vals[5] = Value::from(f64::from(f32::from_bits(v.to_bits() + n)));
+            }
+            buffers.insert(o.name.into(), vals.into());
+        }
+        compare(&k, &serde_json::json!({ "buffers": buffers }))
+    };
+    assert!(bump(2).is_empty());
+    assert_eq!(bump(3).len(), 1);
+    // A missing buffer and a wrong length are reported, not skipped.
+    let k = votes();
+    let bad = compare(&k, &serde_json::json!({ "buffers": { "any_out": [1] } }));
+    assert_eq!(bad.len(), 4, "{bad:?}");
+    assert!(bad[0].contains("1 elements, expected 96"), "{}", bad[0]);
 }
