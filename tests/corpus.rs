@@ -1286,19 +1286,27 @@ fn scenario(k: &Kernel, arch: &str, listing: &str) -> String {
     y
 }
 
-/// Runs `warpstep run FILE --format json --buffers all`: the report, or
+/// Runs `warpstep run FILE --format json [--buffers all]`: the report, or
 /// why there is none.
-fn run(path: &Path) -> Result<Value, String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_warpstep"))
-        .arg("run")
-        .arg(path)
-        .args(["--format", "json", "--buffers", "all"])
+fn run(path: &Path, buffers: bool) -> Result<Value, String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpstep"));
+    cmd.arg("run").arg(path).args(["--format", "json"]);
+    if buffers {
+        cmd.args(["--buffers", "all"]);
+    }
+    let out = cmd
         .output()
         .map_err(|e| format!("cannot start warpstep: {e}"))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if out.status.code() == Some(2) {
-        let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(format!("load error: {first}"));
+        // The message and its location (`--> file:line:col`).
+        let text: Vec<&str> = stderr
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(2)
+            .collect();
+        return Err(format!("load error: {}", text.join(" ")));
     }
     let report: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
         format!(
@@ -1433,7 +1441,7 @@ fn every_listing_computes_what_its_source_means() {
                             let path = dir.join(format!("{}{which}.{arch}.{form}.yaml", k.file));
                             match std::fs::write(&path, scenario(k, arch, &listing)) {
                                 Err(e) => vec![format!("cannot write {}: {e}", path.display())],
-                                Ok(()) => match run(&path) {
+                                Ok(()) => match run(&path, true) {
                                     Err(e) => vec![e],
                                     Ok(report) => compare(k, &report),
                                 },
@@ -1489,7 +1497,7 @@ fn run_listing(tag: &str, listing: &str, head: &str) -> Value {
     let text = std::fs::read_to_string(kernels_dir().join(listing)).expect("committed listing");
     let path = dir.join(format!("{tag}.yaml"));
     std::fs::write(&path, format!("{head}program: {}", block(&text))).expect("scenario written");
-    let report = run(&path).unwrap_or_else(|e| panic!("{listing}: {e}"));
+    let report = run(&path, false).unwrap_or_else(|e| panic!("{listing}: {e}"));
     let _ = std::fs::remove_dir_all(&dir);
     report
 }
