@@ -202,6 +202,8 @@ pub(super) fn load_launch(
         blocks: 1,
         block_dim: 32,
         shared_bytes: DEFAULT_SHARED_BYTES,
+        block_shape: None,
+        grid_shape: None,
     };
     let Some(raw) = raw else {
         return Ok(launch);

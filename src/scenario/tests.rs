@@ -83,7 +83,9 @@ fn format_md_example_loads() {
         LaunchSpec {
             blocks: 1,
             block_dim: 32,
-            shared_bytes: 49152
+            shared_bytes: 49152,
+            block_shape: None,
+            grid_shape: None,
         }
     );
     // blockDim = (32, 1, 1) and gridDim = (1, 1, 1) by default, plus 0x160.
