@@ -168,6 +168,7 @@ mod tests {
                 offset: 0,
                 wide: true,
                 ubase: URZ,
+                scale: 1,
             },
             s: 8,
             width: Width::B128,

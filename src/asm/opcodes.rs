@@ -282,6 +282,7 @@ impl<'a> Operands<'a> {
                 offset,
                 wide,
                 ubase,
+                scale,
             } => {
                 let offset = i32::try_from(*offset).map_err(|_| {
                     let mut e = at(o, "memory offset out of range");
@@ -293,6 +294,7 @@ impl<'a> Operands<'a> {
                     offset,
                     wide: *wide,
                     ubase: *ubase,
+                    scale: *scale,
                 })
             }
             _ => Err(self.wrong(o, "a memory operand like `[R2+0x10]`")),

@@ -53,6 +53,8 @@ pub(crate) enum RawOperand {
         wide: bool,
         /// Uniform register added to the address (`URZ`: none).
         ubase: u8,
+        /// `[Rn.X4]`: the register scaled by 4 (1: unscaled).
+        scale: u8,
     },
     /// `c[bank][Rn+offset]`: a constant indexed by a register (LDC).
     ConstIdx {
@@ -555,8 +557,12 @@ fn upred_operand(i: Span) -> Res<PredSrc> {
     let (i, neg) = opt(char('!')).parse(i)?;
     let (i, index) = alt((
         map(tag_no_case("UPT"), |_| UPT),
+        // `UP7` is no name (UPT is written so): out of range, refused below.
         map(preceded(tag_no_case("UP"), digit1), |d: Span| {
-            d.fragment().parse::<u8>().unwrap_or(u8::MAX)
+            match d.fragment().parse::<u8>() {
+                Ok(v) if v < UPT => v,
+                _ => u8::MAX,
+            }
         }),
     ))
     .parse(i)?;
@@ -584,14 +590,23 @@ fn signed_offset(i: Span) -> Res<i64> {
 /// `[R2]`, `[R2+0x10]`, `[R2.64+-0x4]`, `[R2-4]`, `[0x100]`, `[R2+UR4+0x8]`,
 /// `[UR4]`, `[UR4+0x10]`, and any of them after a `desc[URn]` descriptor
 /// (read and ignored).
-fn memory(i: Span) -> Res<(u8, i64, bool, u8)> {
-    let inner = |i| -> Res<(u8, i64, bool, u8)> {
+fn memory(i: Span) -> Res<(u8, i64, bool, u8, u8)> {
+    let inner = |i| -> Res<(u8, i64, bool, u8, u8)> {
         let (i, _) = space0(i)?;
-        let reg_part = |i| -> Res<(u8, bool)> {
+        let reg_part = |i| -> Res<(u8, bool, u8)> {
             let (i, r) = reg_number(i)?;
             let (i, wide) = opt(alt((tag(".64"), tag_no_case(".U32")))).parse(i)?;
+            let (i, scale) = opt(alt((
+                map(tag_no_case(".X16"), |_| 16u8),
+                map(tag_no_case(".X4"), |_| 4u8),
+                map(tag_no_case(".X8"), |_| 8u8),
+            )))
+            .parse(i)?;
             let (i, _) = opt(tag_no_case(".reuse")).parse(i)?;
-            Ok((i, (r, wide.is_some_and(|w| *w.fragment() == ".64"))))
+            Ok((
+                i,
+                (r, wide.is_some_and(|w| *w.fragment() == ".64"), scale.unwrap_or(1)),
+            ))
         };
         let (i, base) = opt(reg_part).parse(i)?;
         let (i, _) = space0(i)?;
@@ -608,8 +623,8 @@ fn memory(i: Span) -> Res<(u8, i64, bool, u8)> {
             (i, v)
         };
         let (i, _) = space0(i)?;
-        let (r, wide) = base.unwrap_or((RZ, false));
-        Ok((i, (r, offset, wide, ubase.unwrap_or(URZ))))
+        let (r, wide, scale) = base.unwrap_or((RZ, false, 1));
+        Ok((i, (r, offset, wide, ubase.unwrap_or(URZ), scale)))
     };
     let (i, _) = opt(delimited(
         (tag_no_case("desc"), char('[')),
@@ -657,11 +672,12 @@ impl<I> FromKindAt<I> for VerboseError<I> {
 
 fn operand(i: Span) -> Res<RawOperand> {
     alt((
-        map(memory, |(base, offset, wide, ubase)| RawOperand::Mem {
+        map(memory, |(base, offset, wide, ubase, scale)| RawOperand::Mem {
             base,
             offset,
             wide,
             ubase,
+            scale,
         }),
         map(constant_indexed, |(bank, base, offset)| {
             RawOperand::ConstIdx { bank, base, offset }
@@ -789,6 +805,23 @@ pub(crate) fn parse_operand(text: &str) -> Result<RawOperand, AsmError> {
     let parsed: Res<RawOperand> = all_consuming(operand).parse(Span::new(text));
     match parsed {
         Ok((_, op)) => {
+            let numbered_uniform = |name: &str| {
+                let u = name.to_ascii_uppercase();
+                u.strip_prefix("UR")
+                    .or_else(|| u.strip_prefix("UP"))
+                    .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+            };
+            if let RawOperand::Label(name) = &op
+                && numbered_uniform(name)
+            {
+                let mut e = err(
+                    1,
+                    text.len(),
+                    format!("uniform predicate `{text}` is out of range"),
+                );
+                e.expected = Some("a uniform predicate UP0..UP6 or UPT".into());
+                return Err(e);
+            }
             if let RawOperand::UReg(r) = &op
                 && r.reg == 254
             {
@@ -935,7 +968,9 @@ mod tests {
             RawOperand::Mem {
                 base: 2,
                 offset: -4,
-                wide: true
+                wide: true,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -943,7 +978,9 @@ mod tests {
             RawOperand::Mem {
                 base: 2,
                 offset: 0,
-                wide: false
+                wide: false,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -951,7 +988,9 @@ mod tests {
             RawOperand::Mem {
                 base: RZ,
                 offset: 128,
-                wide: false
+                wide: false,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -970,7 +1009,95 @@ mod tests {
         );
         assert!(parse_operand("R300").is_err());
         assert!(parse_operand("[R2+").is_err());
-        assert!(parse_operand("UR4").unwrap_err().hint.is_some());
+        assert!(parse_operand("UR64").is_err());
+        assert!(parse_operand("UP7").is_err());
+    }
+
+    #[test]
+    fn uniform_operands_and_new_memory_forms() {
+        let mem = |base, offset, wide, ubase, scale| RawOperand::Mem {
+            base,
+            offset,
+            wide,
+            ubase,
+            scale,
+        };
+        assert_eq!(
+            parse_operand("UR4").unwrap(),
+            RawOperand::UReg(RegSrc::plain(4))
+        );
+        assert_eq!(
+            parse_operand("URZ").unwrap(),
+            RawOperand::UReg(RegSrc::plain(URZ))
+        );
+        assert_eq!(
+            parse_operand("-UR63").unwrap(),
+            RawOperand::UReg(RegSrc {
+                reg: 63,
+                neg: true,
+                abs: false,
+                not: false
+            })
+        );
+        assert_eq!(
+            parse_operand("!UPT").unwrap(),
+            RawOperand::UPred(PredSrc {
+                index: UPT,
+                negate: true
+            })
+        );
+        assert_eq!(
+            parse_operand("UP6").unwrap(),
+            RawOperand::UPred(PredSrc {
+                index: 6,
+                negate: false
+            })
+        );
+        assert_eq!(
+            parse_operand("[R2+UR4+0x8]").unwrap(),
+            mem(2, 8, false, 4, 1)
+        );
+        assert_eq!(parse_operand("[UR4]").unwrap(), mem(RZ, 0, false, 4, 1));
+        assert_eq!(
+            parse_operand("[UR4+-0x10]").unwrap(),
+            mem(RZ, -16, false, 4, 1)
+        );
+        assert_eq!(
+            parse_operand("desc[UR8][R2.64+0x10]").unwrap(),
+            mem(2, 16, true, URZ, 1)
+        );
+        assert_eq!(
+            parse_operand("[R5.X4+URZ]").unwrap(),
+            mem(5, 0, false, URZ, 4)
+        );
+        assert_eq!(
+            parse_operand("c[0x0][R2+0x10]").unwrap(),
+            RawOperand::ConstIdx {
+                bank: 0,
+                base: 2,
+                offset: 16
+            }
+        );
+        assert_eq!(
+            parse_operand("c[0x0][RZ]").unwrap(),
+            RawOperand::ConstIdx {
+                bank: 0,
+                base: RZ,
+                offset: 0
+            }
+        );
+        assert_eq!(
+            parse_operand("SR_CgaCtaId").unwrap(),
+            RawOperand::Special(SpecialReg::CgaCtaId)
+        );
+        assert_eq!(
+            parse_operand("SRZ").unwrap(),
+            RawOperand::Special(SpecialReg::Zero)
+        );
+        assert_eq!(
+            parse_operand("SR_CTAID.Z").unwrap(),
+            RawOperand::Special(SpecialReg::CtaidZ)
+        );
     }
 
     #[test]

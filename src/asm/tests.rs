@@ -208,6 +208,7 @@ fn every_listed_opcode_assembles() {
                 offset: 8,
                 wide: true,
                 ubase: crate::asm::ir::URZ,
+                scale: 1,
             }
         }
     ));

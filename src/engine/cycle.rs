@@ -391,6 +391,8 @@ impl State {
                                 faulted: w.faulted,
                                 regs: std::mem::take(&mut w.regs),
                                 preds: [0, 1, 2, 3, 4, 5, 6].map(|p| w.preds[p]),
+                                uregs: w.uregs,
+                                upreds: w.upreds,
                             });
                         }
                         sm.spare.push(w);

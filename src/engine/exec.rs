@@ -548,9 +548,15 @@ fn addresses<const N: usize>(w: &Warp, m: MemRef, out: &mut Lanes) {
     let n = lanes_of::<N>(w);
     let off = (m.offset as u32).wrapping_add(w.ureg(m.ubase));
     match row::<N>(w, m.base) {
-        Some(v) => {
+        Some(v) if m.scale <= 1 => {
             for (o, &b) in out[..n].iter_mut().zip(v) {
                 *o = b.wrapping_add(off);
+            }
+        }
+        Some(v) => {
+            let k = u32::from(m.scale);
+            for (o, &b) in out[..n].iter_mut().zip(v) {
+                *o = b.wrapping_mul(k).wrapping_add(off);
             }
         }
         None => out[..n].fill(off),

@@ -57,3 +57,5 @@ pub use stats::{Counters, MemoryCounters, PcCounters, Reason, ReasonCounts};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mem;

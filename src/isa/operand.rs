@@ -277,6 +277,8 @@ pub struct MemRef {
     pub wide: bool,
     /// A uniform register added to the address (`URZ`: none).
     pub ubase: u8,
+    /// `[Rn.X4]`: the register scaled by 4 (also 8, 16; 1: unscaled).
+    pub scale: u8,
 }
 
 /// `SHFL` modes.
