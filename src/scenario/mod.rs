@@ -367,3 +367,5 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_launch;
