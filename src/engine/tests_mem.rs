@@ -31,7 +31,18 @@ fn run_with(
     launch: Launch,
     buffers: Vec<BufferSpec>,
 ) -> Machine {
-    let config = MachineConfig::default();
+    run_on(MachineConfig::default(), program, arch, constants, launch, buffers)
+}
+
+/// [`run_with`] on machine `config`.
+fn run_on(
+    config: MachineConfig,
+    program: &str,
+    arch: Option<u32>,
+    constants: &[(u32, u32)],
+    launch: Launch,
+    buffers: Vec<BufferSpec>,
+) -> Machine {
     let mut prog = match assemble(program, config.latency.alu) {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
@@ -355,4 +366,30 @@ fn local_memory_is_per_thread() {
     // 0x400 is past the 1 KiB window: lane 0 faults.
     assert_eq!(s.faulted, 1);
     assert_eq!(m.faults()[0].kind, FaultKind::LocalOutOfBounds);
+}
+
+#[test]
+fn scoreboarded_special_and_constant_reads_take_their_latency() {
+    // Written codes: S2R and LDC set SB0 and SB1, CS2R waits on both and
+    // reads the clock. Everything issues from cycle 0 one cycle apart, so
+    // the wait ends when the later of the two lands: the LDC at cycle 1
+    // plus `constant`, or the S2R at 0 plus `special`.
+    let prog = "
+        [B------:R-:W0:-:S01] S2R R0, SR_TID.X
+        [B------:R-:W1:-:S01] LDC R1, c[0x0][0x0]
+        [B01----:R-:W-:-:S01] CS2R R2, SR_CLOCKLO
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let clock = |special: u32, constant: u32| {
+        let mut c = MachineConfig::default();
+        c.latency.special = special;
+        c.latency.constant = constant;
+        let m = run_on(c, prog, None, &[(0, 32)], one_warp(), vec![]);
+        m.final_states()[0].regs[2 * 32]
+    };
+    // Defaults 20 and 20: the LDC lands at 21.
+    assert_eq!(clock(20, 20), 21);
+    // S2R 30 lands at 30, after the LDC's 1 + 5.
+    assert_eq!(clock(30, 5), 30);
+    assert_eq!(clock(3, 40), 41);
 }

@@ -240,6 +240,14 @@ pub(super) fn load_machine(
             "machine.latency.read_barrier",
             &mut t.read_barrier,
         )?;
+        number32(src, &l.special, "machine.latency.special", &mut t.special)?;
+        number32(src, &l.constant, "machine.latency.constant", &mut t.constant)?;
+        if let Some(v) = number(src, &l.shuffle, "machine.latency.shuffle")? {
+            t.shuffle = Some(u32::try_from(v).unwrap_or(u32::MAX));
+        }
+        if let Some(v) = number(src, &l.atomic, "machine.latency.atomic")? {
+            t.atomic = Some(u32::try_from(v).unwrap_or(u32::MAX));
+        }
     }
     if let Some(v) = number(src, &r.max_cycles, "machine.max_cycles")? {
         m.max_cycles = v;

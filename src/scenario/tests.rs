@@ -310,7 +310,12 @@ fn machine_keys_and_validate_machine() {
             branch: 2,
             sfu_interval: 4,
             shared_replay: 3,
-            read_barrier: 1
+            read_barrier: 1,
+            // Not in the file: the defaults.
+            special: 20,
+            constant: 20,
+            shuffle: None,
+            atomic: None,
         }
     );
     assert_eq!((m.max_cycles, s.launch.shared_bytes), (5000, 1024));
