@@ -6,7 +6,7 @@
 use std::fmt;
 
 pub use crate::isa::operand::{
-    AtomOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, RegSrc, Round, ShflMode,
+    AtomOp, Cmp, ReduxOp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, RegSrc, Round, ShflMode,
     SpecialReg, Src, UNIFORM_REGS, UPT, URZ, VoteMode, Width,
 };
 pub use crate::isa::{Class, Op};

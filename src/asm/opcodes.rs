@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::AsmError;
 use super::ir::{
-    AtomOp, Class, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round,
+    AtomOp, Class, ReduxOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round,
     ShflMode, SpecialReg, Src, UPT, URZ, VoteMode, Width,
 };
 use super::parser::{Located, RawInstr, RawOperand};

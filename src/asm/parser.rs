@@ -9,7 +9,7 @@ use nom::branch::alt;
 use nom::bytes::complete::{tag, tag_no_case, take_while, take_while1};
 use nom::character::complete::{char, digit1, hex_digit1, space0};
 use nom::combinator::{all_consuming, map, opt, recognize};
-use nom::sequence::{delimited, pair, preceded};
+use nom::sequence::{delimited, pair, preceded, terminated};
 use nom::{IResult, Parser};
 use nom_language::error::VerboseError;
 use nom_locate::LocatedSpan;
@@ -687,7 +687,10 @@ fn operand(i: Span) -> Res<RawOperand> {
             offset,
         }),
         map(
-            delimited(char('|'), preceded(opt(char('-')), register), char('|')),
+            terminated(
+                delimited(char('|'), preceded(opt(char('-')), register), char('|')),
+                opt(tag_no_case(".reuse")),
+            ),
             |reg| {
                 RawOperand::Reg(RegSrc {
                     reg,
@@ -1009,6 +1012,16 @@ mod tests {
         );
         assert!(parse_operand("R300").is_err());
         assert!(parse_operand("[R2+").is_err());
+        // `|R7|.reuse`, as listings write it.
+        assert_eq!(
+            parse_operand("|R7|.reuse").unwrap(),
+            RawOperand::Reg(RegSrc {
+                reg: 7,
+                neg: false,
+                abs: true,
+                not: false
+            })
+        );
         assert!(parse_operand("UR64").is_err());
         assert!(parse_operand("UP7").is_err());
     }

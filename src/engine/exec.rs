@@ -1465,6 +1465,19 @@ impl<const N: usize> Datapath<'_, '_, N> {
         }
     }
 
+    /// `REDUX`: `f` folded over register `a` of the lanes that are on, in
+    /// lane order, into uniform register `d`.
+    #[inline(always)]
+    pub(crate) fn redux(&mut self, d: u8, a: u8, f: impl Fn(u32, u32) -> u32) {
+        let mut on = lanes(self.on);
+        let Some(first) = on.next() else { return };
+        let mut acc = self.w.reg(a, first as u32);
+        for l in on {
+            acc = f(acc, self.w.reg(a, l as u32));
+        }
+        self.uwrite(d, acc);
+    }
+
     /// `VOTEU`: the ballot of `src` over the lanes that are on into
     /// uniform register `d`, `f(ballot, on)` into uniform predicate `p`.
     #[inline(always)]

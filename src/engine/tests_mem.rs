@@ -93,6 +93,10 @@ fn uniform_registers_and_predicates() {
         IADD3 R5, R1, -UR10, RZ
         S2UR UR24, SR_CgaCtaId
         S2UR UR25, SR_CTAID.X
+        IADD3 R6, R1, -0x10, RZ
+        REDUX.MIN.S32 UR26, R6
+        REDUX.MAX.S32 UR27, R6
+        @P0 REDUX.SUM UR28, R1
         EXIT
         ",
         None,
@@ -123,6 +127,8 @@ fn uniform_registers_and_predicates() {
     // 7 * 7 + 1; byte 1 of 0x123456 is 0x34.
     assert_eq!((u(22), u(23)), (50, 0x34));
     assert_eq!((u(24), u(25)), (0, 0));
+    // Lane - 16 over 32 lanes: min -16, max 15; lanes 0..4 sum to 10.
+    assert_eq!((u(26), u(27), u(28)), ((-16i32) as u32, 15, 10));
     // UP0 clear, UP1 UP2 UP3 set: 0b1110.
     assert_eq!(s.upreds, 0b1110);
     let reg = |r: u32, l: u32| s.regs[(r * 32 + l) as usize];
@@ -393,3 +399,4 @@ fn scoreboarded_special_and_constant_reads_take_their_latency() {
     assert_eq!(clock(30, 5), 30);
     assert_eq!(clock(3, 40), 41);
 }
+

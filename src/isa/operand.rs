@@ -322,3 +322,14 @@ pub enum AtomOp {
     /// `ATOMS.POPC.INC`: each lane that is on adds one.
     PopcInc,
 }
+
+/// `REDUX` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    Sum,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}

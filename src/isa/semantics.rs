@@ -11,7 +11,7 @@
 //! crate, so results are the same on every machine.
 
 use super::operand::{
-    AtomOp, Cmp, Combine, FCmp, MufuOp, Round, ShflMode, SpecialReg, VoteMode,
+    AtomOp, Cmp, ReduxOp, Combine, FCmp, MufuOp, Round, ShflMode, SpecialReg, VoteMode,
 };
 
 /// The NaN every float opcode writes.
@@ -447,6 +447,21 @@ pub fn byte_permute(a: u32, sel: u32, b: u32) -> u32 {
     })
 }
 
+/// One step of `REDUX`: the running value combined with the next lane's.
+#[inline(always)]
+pub fn redux(op: ReduxOp, signed: bool, acc: u32, v: u32) -> u32 {
+    match (op, signed) {
+        (ReduxOp::Sum, _) => acc.wrapping_add(v),
+        (ReduxOp::Min, true) => (acc as i32).min(v as i32) as u32,
+        (ReduxOp::Min, false) => acc.min(v),
+        (ReduxOp::Max, true) => (acc as i32).max(v as i32) as u32,
+        (ReduxOp::Max, false) => acc.max(v),
+        (ReduxOp::And, _) => acc & v,
+        (ReduxOp::Or, _) => acc | v,
+        (ReduxOp::Xor, _) => acc ^ v,
+    }
+}
+
 /// An atomic's new value in memory from the `old` one and the operands
 /// `b`, `c` (`CAS`: compare with `b`, store `c`).
 #[inline(always)]
@@ -515,6 +530,16 @@ mod tests {
         assert_eq!(byte_permute(0x84, 0x8880, 0), 0xffff_ff84);
         // Bytes of b: nibble 4 is byte 0 of b.
         assert_eq!(byte_permute(0, 0x4444, 0xab), 0xabab_abab);
+    }
+
+    #[test]
+    fn redux_steps_by_hand() {
+        // -1 and 3: signed min -1, unsigned min 3, max likewise.
+        assert_eq!(redux(ReduxOp::Min, true, u32::MAX, 3), u32::MAX);
+        assert_eq!(redux(ReduxOp::Min, false, u32::MAX, 3), 3);
+        assert_eq!(redux(ReduxOp::Max, true, u32::MAX, 3), 3);
+        assert_eq!(redux(ReduxOp::Sum, false, u32::MAX, 3), 2);
+        assert_eq!(redux(ReduxOp::Xor, false, 0b110, 0b011), 0b101);
     }
 
     #[test]
