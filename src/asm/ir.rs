@@ -6,8 +6,8 @@
 use std::fmt;
 
 pub use crate::isa::operand::{
-    AtomOp, Cmp, ReduxOp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, RegSrc, Round, ShflMode,
-    SpecialReg, Src, UNIFORM_REGS, UPT, URZ, VoteMode, Width,
+    AtomOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, ReduxOp, RegSrc, Round,
+    ShflMode, SpecialReg, Src, UNIFORM_REGS, UPT, URZ, VoteMode, Width,
 };
 pub use crate::isa::{Class, Op};
 

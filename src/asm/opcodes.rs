@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::AsmError;
 use super::ir::{
-    AtomOp, Class, ReduxOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round,
-    ShflMode, SpecialReg, Src, UPT, URZ, VoteMode, Width,
+    AtomOp, Class, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, ReduxOp,
+    RegSrc, Round, ShflMode, SpecialReg, Src, UPT, URZ, VoteMode, Width,
 };
 use super::parser::{Located, RawInstr, RawOperand};
 
@@ -344,10 +344,7 @@ impl<'a> Operands<'a> {
         let o = self.take("a uniform source operand")?;
         match &o.value {
             RawOperand::UReg(r) if !r.abs => Ok(Src::UReg(*r)),
-            RawOperand::Reg(r) if r.reg == RZ && !r.abs => Ok(Src::UReg(RegSrc {
-                reg: URZ,
-                ..*r
-            })),
+            RawOperand::Reg(r) if r.reg == RZ && !r.abs => Ok(Src::UReg(RegSrc { reg: URZ, ..*r })),
             RawOperand::Int { value, .. } => Ok(Src::Imm(*value as u32)),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
@@ -496,7 +493,9 @@ fn atom_op(m: &mut Mods, ins: &RawInstr) -> Result<AtomOp, AsmError> {
         match need(
             m,
             ins,
-            &["ADD", "INC", "DEC", "EXCH", "CAS", "MIN", "MAX", "AND", "OR", "XOR", "POPC"],
+            &[
+                "ADD", "INC", "DEC", "EXCH", "CAS", "MIN", "MAX", "AND", "OR", "XOR", "POPC",
+            ],
             "an operation",
         )? {
             "ADD" => AtomOp::Add,

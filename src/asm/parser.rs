@@ -549,7 +549,14 @@ fn ureg_number(i: Span) -> Res<u8> {
 fn uregister(i: Span) -> Res<u8> {
     let (i, r) = ureg_number(i)?;
     let (i, _) = opt(tag_no_case(".reuse")).parse(i)?;
-    Ok((i, if r != URZ && usize::from(r) >= UNIFORM_REGS { 254 } else { r }))
+    Ok((
+        i,
+        if r != URZ && usize::from(r) >= UNIFORM_REGS {
+            254
+        } else {
+            r
+        },
+    ))
 }
 
 /// `UP0`..`UP6`, `UPT`, optionally negated.
@@ -605,7 +612,11 @@ fn memory(i: Span) -> Res<(u8, i64, bool, u8, u8)> {
             let (i, _) = opt(tag_no_case(".reuse")).parse(i)?;
             Ok((
                 i,
-                (r, wide.is_some_and(|w| *w.fragment() == ".64"), scale.unwrap_or(1)),
+                (
+                    r,
+                    wide.is_some_and(|w| *w.fragment() == ".64"),
+                    scale.unwrap_or(1),
+                ),
             ))
         };
         let (i, base) = opt(reg_part).parse(i)?;
@@ -672,12 +683,14 @@ impl<I> FromKindAt<I> for VerboseError<I> {
 
 fn operand(i: Span) -> Res<RawOperand> {
     alt((
-        map(memory, |(base, offset, wide, ubase, scale)| RawOperand::Mem {
-            base,
-            offset,
-            wide,
-            ubase,
-            scale,
+        map(memory, |(base, offset, wide, ubase, scale)| {
+            RawOperand::Mem {
+                base,
+                offset,
+                wide,
+                ubase,
+                scale,
+            }
         }),
         map(constant_indexed, |(bank, base, offset)| {
             RawOperand::ConstIdx { bank, base, offset }

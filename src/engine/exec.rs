@@ -574,15 +574,18 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
     let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
     let mut bad = 0u64;
     let uniform_pair = m.base == RZ && m.ubase != URZ;
-    if !(m.wide && m.base != RZ) && !uniform_pair {
+    if !(uniform_pair || m.wide && m.base != RZ) {
         return 0;
     }
     for l in lanes(on & lane_mask(lanes_of::<N>(w) as u32)) {
         let a = if uniform_pair {
             pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
         } else {
-            pair(w.reg(m.base, l as u32), w.reg(m.base.saturating_add(1), l as u32))
-                .wrapping_add(u64::from(w.ureg(m.ubase)))
+            pair(
+                w.reg(m.base, l as u32),
+                w.reg(m.base.saturating_add(1), l as u32),
+            )
+            .wrapping_add(u64::from(w.ureg(m.ubase)))
         };
         let a = a.wrapping_add(off);
         if (a >> 32) as u32 != window_hi {
@@ -663,7 +666,9 @@ pub fn memory_op<const N: usize>(
     if env.wide_addresses && matches!(space, Space::Global) {
         let bad = device_addresses::<N>(w, addr, on, &mut a);
         for l in lanes(bad) {
-            env.scratch.faults.push((l as u32, a[l], FaultKind::OutOfBounds));
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::OutOfBounds));
         }
         on &= !bad;
     }
@@ -879,18 +884,23 @@ fn local_op<const N: usize>(
     for l in lanes(on & lane_mask(n as u32)) {
         let at = a[l] as usize;
         if !a[l].is_multiple_of(size) {
-            env.scratch.faults.push((l as u32, a[l], FaultKind::Misaligned));
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::Misaligned));
             continue;
         }
         if at + size as usize > window {
-            env.scratch.faults.push((l as u32, a[l], FaultKind::LocalOutOfBounds));
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::LocalOutOfBounds));
             continue;
         }
         let base = l * window + at;
         if store {
             let mut buf = [0u8; 16];
             for k in 0..nregs {
-                buf[4 * k..4 * k + 4].copy_from_slice(&w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes());
+                buf[4 * k..4 * k + 4]
+                    .copy_from_slice(&w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes());
             }
             w.local[base..base + size as usize].copy_from_slice(&buf[..size as usize]);
         } else {
@@ -1443,18 +1453,23 @@ impl<const N: usize> Datapath<'_, '_, N> {
         if base == RZ {
             for (k, row_k) in r.iter_mut().enumerate().take(nregs) {
                 let v = self.uval(words[k]);
-                row_k.fill(if nregs == 1 { sub_word(v, width, byte) } else { v });
+                row_k.fill(if nregs == 1 {
+                    sub_word(v, width, byte)
+                } else {
+                    v
+                });
             }
         } else {
             let bank = self.env.constants;
             let word = |a: u32| bank.get(&(a & !3)).copied().unwrap_or(0);
-            for l in 0..n {
+            let [lo, hi] = &mut r;
+            for (l, (x, y)) in lo[..n].iter_mut().zip(&mut hi[..n]).enumerate() {
                 let at = offset.wrapping_add(self.w.reg(base, l as u32));
                 if nregs == 1 {
-                    r[0][l] = sub_word(word(at), width, (at & 3) as u8);
+                    *x = sub_word(word(at), width, (at & 3) as u8);
                 } else {
-                    r[0][l] = word(at);
-                    r[1][l] = word(at.wrapping_add(4));
+                    *x = word(at);
+                    *y = word(at.wrapping_add(4));
                 }
             }
         }

@@ -31,7 +31,14 @@ fn run_with(
     launch: Launch,
     buffers: Vec<BufferSpec>,
 ) -> Machine {
-    run_on(MachineConfig::default(), program, arch, constants, launch, buffers)
+    run_on(
+        MachineConfig::default(),
+        program,
+        arch,
+        constants,
+        launch,
+        buffers,
+    )
 }
 
 /// [`run_with`] on machine `config`.
@@ -230,7 +237,12 @@ fn two_dimensional_launch_forms_warps_x_fastest() {
         let reg = |r: u32, l: u32| s.regs[(r * 32 + l) as usize];
         for l in 0..32 {
             assert_eq!(reg(0, l), l % 16, "tid.x warp {} lane {l}", s.warp);
-            assert_eq!(reg(1, l), 2 * wib + l / 16, "tid.y warp {} lane {l}", s.warp);
+            assert_eq!(
+                reg(1, l),
+                2 * wib + l / 16,
+                "tid.y warp {} lane {l}",
+                s.warp
+            );
             assert_eq!(reg(2, l), block % 2);
             assert_eq!(reg(3, l), block / 2);
             assert_eq!(reg(4, l), 0);
@@ -282,7 +294,11 @@ fn atomics_serialise_lanes_in_order() {
         assert_eq!(reg(10, l), l % 4, "inc lane {l}");
         assert_eq!(reg(11, l), l, "popc.inc lane {l}");
         // Lane l finds 0 + 1 + ... + (l - 1).
-        assert_eq!(reg(12, l), l * l.saturating_sub(1) / 2, "atoms.add lane {l}");
+        assert_eq!(
+            reg(12, l),
+            l * l.saturating_sub(1) / 2,
+            "atoms.add lane {l}"
+        );
         assert_eq!((reg(13, l), reg(14, l)), (32, 496));
     }
 }
@@ -399,4 +415,3 @@ fn scoreboarded_special_and_constant_reads_take_their_latency() {
     assert_eq!(clock(30, 5), 30);
     assert_eq!(clock(3, 40), 41);
 }
-

@@ -34,8 +34,8 @@ pub mod operand;
 pub mod semantics;
 
 use operand::{
-    AtomOp, ReduxOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PredSrc, Round, ShflMode, SpecialReg, Src,
-    VoteMode, Width,
+    AtomOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PredSrc, ReduxOp, Round, ShflMode,
+    SpecialReg, Src, VoteMode, Width,
 };
 
 /// Which latency and scoreboard class an instruction belongs to.

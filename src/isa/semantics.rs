@@ -11,7 +11,7 @@
 //! crate, so results are the same on every machine.
 
 use super::operand::{
-    AtomOp, Cmp, ReduxOp, Combine, FCmp, MufuOp, Round, ShflMode, SpecialReg, VoteMode,
+    AtomOp, Cmp, Combine, FCmp, MufuOp, ReduxOp, Round, ShflMode, SpecialReg, VoteMode,
 };
 
 /// The NaN every float opcode writes.
@@ -98,7 +98,11 @@ pub fn unlinearise(i: u32, dim: [u32; 3]) -> [u32; 3] {
 pub fn special_reg(sr: SpecialReg, p: Place) -> u32 {
     let tid = unlinearise(p.thread, p.block_dim);
     let ctaid = unlinearise(p.block, p.grid_dim);
-    let below = if p.lane >= 32 { u32::MAX } else { (1u32 << p.lane) - 1 };
+    let below = if p.lane >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << p.lane) - 1
+    };
     let eq = 1u32.checked_shl(p.lane).unwrap_or(0);
     match sr {
         SpecialReg::TidX => tid[0],
@@ -508,11 +512,17 @@ mod tests {
     #[test]
     fn funnel_shifts_by_hand() {
         // USHF.R.U32.HI UR5, URZ, 0x1, UR5: hi >> 1. 0x8000_0003 >> 1.
-        assert_eq!(funnel_shift(false, true, false, 0, 1, 0x8000_0003), 0x4000_0001);
+        assert_eq!(
+            funnel_shift(false, true, false, 0, 1, 0x8000_0003),
+            0x4000_0001
+        );
         // Low word of a right funnel: 0x1_0000_0000 >> 4 -> 0x1000_0000.
         assert_eq!(funnel_shift(false, false, false, 0, 4, 1), 0x1000_0000);
         // Signed: 0xffff_fff0:0 >> 4 (arithmetic) high word = 0xffff_ffff.
-        assert_eq!(funnel_shift(false, true, true, 0, 4, 0xffff_fff0), 0xffff_ffff);
+        assert_eq!(
+            funnel_shift(false, true, true, 0, 4, 0xffff_fff0),
+            0xffff_ffff
+        );
         // Left .HI: (0x0000_0001:0x8000_0000) << 1 -> hi 0x3.
         assert_eq!(funnel_shift(true, true, false, 0x8000_0000, 1, 1), 3);
         // Left low word: 0x8000_0001 << 1 = 0x2 (bit 31 leaves).

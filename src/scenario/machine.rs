@@ -127,7 +127,8 @@ fn shape(
                 Pos::of(node),
                 key,
                 format!("`{key}` is {product} in all ({}), out of range", {
-                    let parts: Vec<String> = dims[..items.len()].iter().map(u32::to_string).collect();
+                    let parts: Vec<String> =
+                        dims[..items.len()].iter().map(u32::to_string).collect();
                     parts.join(" x ")
                 }),
             )
@@ -241,7 +242,12 @@ pub(super) fn load_machine(
             &mut t.read_barrier,
         )?;
         number32(src, &l.special, "machine.latency.special", &mut t.special)?;
-        number32(src, &l.constant, "machine.latency.constant", &mut t.constant)?;
+        number32(
+            src,
+            &l.constant,
+            "machine.latency.constant",
+            &mut t.constant,
+        )?;
         if let Some(v) = number(src, &l.shuffle, "machine.latency.shuffle")? {
             t.shuffle = Some(u32::try_from(v).unwrap_or(u32::MAX));
         }

@@ -25,8 +25,7 @@ fn shapes_give_totals_and_dimensions() {
     assert_eq!(s.launch.grid_shape, None);
     assert_eq!(Launch::from(s.launch).grid_xyz(), [2, 1, 1]);
     // Numbers only: no shapes, as before.
-    let s = load("name: 1d\nlaunch: {blocks: 3, block_dim: 40}\nprogram: EXIT\n")
-        .expect("loads");
+    let s = load("name: 1d\nlaunch: {blocks: 3, block_dim: 40}\nprogram: EXIT\n").expect("loads");
     assert_eq!((s.launch.block_shape, s.launch.grid_shape), (None, None));
 }
 
@@ -40,9 +39,7 @@ fn bad_shapes_are_located_errors() {
         .expect_err("a zero dimension");
     assert!(e.contains("launch.block_dim"), "{e}");
     // 2^15 x 2^15 x 2 = 2^31 > 2^30 threads per block.
-    let e = load(
-        "name: x\nlaunch: {blocks: 1, block_dim: [32768, 32768, 2]}\nprogram: EXIT\n",
-    )
-    .expect_err("too many threads");
+    let e = load("name: x\nlaunch: {blocks: 1, block_dim: [32768, 32768, 2]}\nprogram: EXIT\n")
+        .expect_err("too many threads");
     assert!(e.contains("2147483648 in all"), "{e}");
 }
