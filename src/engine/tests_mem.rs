@@ -104,6 +104,7 @@ fn uniform_registers_and_predicates() {
         REDUX.MIN.S32 UR26, R6
         REDUX.MAX.S32 UR27, R6
         @P0 REDUX.SUM UR28, R1
+        MOV.64 R8, UR14
         EXIT
         ",
         None,
@@ -142,6 +143,8 @@ fn uniform_registers_and_predicates() {
     for l in 0..32 {
         assert_eq!(reg(4, l), 113 * l, "IMAD with UR12, lane {l}");
         assert_eq!(reg(5, l), l.wrapping_sub(1), "IADD3 with -UR10, lane {l}");
+        // The pair UR14:UR15.
+        assert_eq!((reg(8, l), reg(9, l)), (0x1000_0000, 7), "MOV.64 lane {l}");
     }
 }
 

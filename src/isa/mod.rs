@@ -129,8 +129,16 @@ macro_rules! opcode_table {
                 spell { "MOV" => "MOV Rd, src" }
                 class Alu
                 decode {
+                    let wide = m.has("64");
                     let d = o.dst()?;
                     let a = o.isrc()?;
+                    if wide {
+                        // `MOV.64 R4, UR20`: a pair, as IMAD.WIDE.U32 of RZ, RZ
+                        // and a 64-bit addend.
+                        check_pair_alignment(ins, d, Width::B64)?;
+                        let z = Src::Reg(RegSrc::plain(RZ));
+                        return Ok(Some(Op::Imad { d, a: z, b: z, c: a, mode: MulMode::Wide, signed: false }));
+                    }
                     // Older listings carry a lane mask (`MOV R0, R1, 0xf`): ignore it.
                     if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Int { .. })) {
                         o.next += 1;
