@@ -16,9 +16,7 @@
 //! part in the data flow as written.
 
 use super::cfg::Cfg;
-use super::ir::{Class, Instr, Op, PRED_BASE, Resource, SCOREBOARDS};
-
-const RESOURCES: usize = PRED_BASE as usize + 8;
+use super::ir::{Class, Instr, Op, PRED_BASE, RESOURCES, Resource, SCOREBOARDS};
 
 /// Pending scoreboards per resource at a program point.
 #[derive(Clone, PartialEq, Eq)]

@@ -2,7 +2,9 @@
 //! its opcode's table entry in [`crate::isa`] says): the facts control-code
 //! derivation and hazard checks are built on.
 
-use super::ir::{MemRef, MulMode, Op, PRED_BASE, PT, PredSrc, RZ, Resource, Src};
+use super::ir::{
+    MemRef, MulMode, Op, PRED_BASE, PT, PredSrc, RZ, Resource, Src, UPRED_BASE, UPT, UREG_BASE, URZ,
+};
 
 #[derive(Default)]
 struct Sets {
@@ -41,12 +43,49 @@ impl Sets {
         if let Some(r) = s.reg() {
             self.use_reg(r);
         }
+        if let Some(u) = s.ureg() {
+            self.use_ureg(u);
+        }
     }
     /// A 64-bit source (the addend of IMAD.WIDE): a register pair.
     fn src_pair(&mut self, s: Src) {
         if let Some(r) = s.reg() {
             self.use_reg(r);
             self.use_reg(r.saturating_add(1));
+        }
+        if let Some(u) = s.ureg() {
+            self.use_ureg(u);
+            self.use_ureg(u.saturating_add(1));
+        }
+    }
+    /// Writes uniform register `u` (`URZ`: nothing).
+    fn udef(&mut self, u: u8) {
+        if u != URZ && u < 64 {
+            self.defs.push(UREG_BASE + Resource::from(u));
+        }
+    }
+    /// Writes `n` consecutive uniform registers from `u`.
+    fn udef_group(&mut self, u: u8, n: u8) {
+        for k in 0..n {
+            self.udef(u.saturating_add(k));
+        }
+    }
+    /// Reads uniform register `u` (`URZ`: nothing).
+    fn use_ureg(&mut self, u: u8) {
+        if u != URZ && u < 64 {
+            self.uses.push(UREG_BASE + Resource::from(u));
+        }
+    }
+    /// Writes uniform predicate `p` (`UPT`: nothing).
+    fn updef(&mut self, p: u8) {
+        if p < UPT {
+            self.defs.push(UPRED_BASE + Resource::from(p));
+        }
+    }
+    /// Reads uniform predicate `p` (`UPT`: nothing).
+    fn upred(&mut self, p: PredSrc) {
+        if p.index < UPT {
+            self.uses.push(UPRED_BASE + Resource::from(p.index));
         }
     }
     fn pred(&mut self, p: PredSrc) {
@@ -55,7 +94,10 @@ impl Sets {
         }
     }
     fn mem(&mut self, m: MemRef) {
+        // Only the low word of a `[Rn.64]` pair is counted, as before
+        // listings formed 64-bit addresses (derived codes stay as they were).
         self.use_reg(m.base);
+        self.use_ureg(m.ubase);
     }
 }
 
@@ -125,6 +167,8 @@ mod tests {
                 base: 2,
                 offset: 0,
                 wide: true,
+                ubase: URZ,
+                scale: 1,
             },
             s: 8,
             width: Width::B128,

@@ -6,8 +6,8 @@
 use std::fmt;
 
 pub use crate::isa::operand::{
-    Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, RegSrc, Round, ShflMode,
-    SpecialReg, Src, VoteMode, Width,
+    AtomOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PT, PredSrc, RZ, ReduxOp, RegSrc, Round,
+    ShflMode, SpecialReg, Src, UNIFORM_REGS, UPT, URZ, VoteMode, Width,
 };
 pub use crate::isa::{Class, Op};
 
@@ -69,10 +69,17 @@ impl fmt::Display for Control {
 }
 
 /// A register or predicate named by an instruction, for dependence
-/// tracking: registers are 0..=254, predicates are `PRED_BASE + n`.
+/// tracking: registers are 0..=254, predicates are `PRED_BASE + n`,
+/// uniform registers `UREG_BASE + n`, uniform predicates `UPRED_BASE + n`.
 pub type Resource = u16;
 /// Offset of predicates in the [`Resource`] numbering.
 pub const PRED_BASE: Resource = 256;
+/// Offset of uniform registers `UR0`..`UR63` in the [`Resource`] numbering.
+pub const UREG_BASE: Resource = PRED_BASE + 8;
+/// Offset of uniform predicates `UP0`..`UP6` in the [`Resource`] numbering.
+pub const UPRED_BASE: Resource = UREG_BASE + 64;
+/// Every [`Resource`] is below this.
+pub const RESOURCES: usize = UPRED_BASE as usize + 8;
 
 /// One assembled instruction.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::AsmError;
 use super::ir::{
-    Class, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round,
-    ShflMode, Src, VoteMode, Width,
+    AtomOp, Class, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, ReduxOp,
+    RegSrc, Round, ShflMode, SpecialReg, Src, UPT, URZ, VoteMode, Width,
 };
 use super::parser::{Located, RawInstr, RawOperand};
 
@@ -232,6 +232,7 @@ impl<'a> Operands<'a> {
         let o = self.take("a source operand")?;
         match &o.value {
             RawOperand::Reg(r) if !r.abs => Ok(Src::Reg(*r)),
+            RawOperand::UReg(r) if !r.abs => Ok(Src::UReg(*r)),
             RawOperand::Int { value, .. } => Ok(Src::Imm(*value as u32)),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
@@ -253,6 +254,7 @@ impl<'a> Operands<'a> {
         let o = self.take("a source operand")?;
         match &o.value {
             RawOperand::Reg(r) if !r.not => Ok(Src::Reg(*r)),
+            RawOperand::UReg(r) if !r.not => Ok(Src::UReg(*r)),
             RawOperand::Int { value, hex: true } => Ok(Src::Imm(*value as u32)),
             RawOperand::Int { value, hex: false } => Ok(Src::Imm((*value as f32).to_bits())),
             RawOperand::Float(v) => Ok(Src::Imm((*v as f32).to_bits())),
@@ -275,7 +277,13 @@ impl<'a> Operands<'a> {
     fn mem(&mut self) -> Result<MemRef, AsmError> {
         let o = self.take("a memory operand")?;
         match &o.value {
-            RawOperand::Mem { base, offset, wide } => {
+            RawOperand::Mem {
+                base,
+                offset,
+                wide,
+                ubase,
+                scale,
+            } => {
                 let offset = i32::try_from(*offset).map_err(|_| {
                     let mut e = at(o, "memory offset out of range");
                     e.expected = Some("an offset that fits in 32 bits".into());
@@ -285,9 +293,101 @@ impl<'a> Operands<'a> {
                     base: *base,
                     offset,
                     wide: *wide,
+                    ubase: *ubase,
+                    scale: *scale,
                 })
             }
             _ => Err(self.wrong(o, "a memory operand like `[R2+0x10]`")),
+        }
+    }
+
+    /// True when the next operand is a predicate (`P`) or, with
+    /// `uniform`, a uniform predicate (`UP`).
+    fn next_is_pred(&self, uniform: bool) -> bool {
+        match self.peek().map(|x| &x.value) {
+            Some(RawOperand::Pred(_)) => !uniform,
+            Some(RawOperand::UPred(_)) => uniform,
+            _ => false,
+        }
+    }
+
+    /// A destination uniform register (`UR0`..`UR63`, `URZ`).
+    fn udst(&mut self) -> Result<u8, AsmError> {
+        let o = self.take("a destination uniform register")?;
+        match &o.value {
+            RawOperand::UReg(r) if !r.neg && !r.abs && !r.not => Ok(r.reg),
+            _ => Err(self.wrong(o, "a destination uniform register (UR0..UR63 or URZ)")),
+        }
+    }
+
+    /// A destination uniform predicate (`UP0`..`UP6`, `UPT` to discard).
+    fn updst(&mut self) -> Result<u8, AsmError> {
+        let o = self.take("a destination uniform predicate")?;
+        match &o.value {
+            RawOperand::UPred(p) if !p.negate => Ok(p.index),
+            _ => Err(self.wrong(o, "a destination uniform predicate (UP0..UP6 or UPT)")),
+        }
+    }
+
+    /// A uniform predicate source (`UP0`..`UP6`, `UPT`, maybe negated).
+    fn upsrc(&mut self) -> Result<PredSrc, AsmError> {
+        let o = self.take("a uniform predicate")?;
+        match &o.value {
+            RawOperand::UPred(p) => Ok(*p),
+            _ => Err(self.wrong(o, "a uniform predicate (UP0..UP6, UPT, or negated !UP0)")),
+        }
+    }
+
+    /// A source of a uniform-datapath instruction: a uniform register, an
+    /// integer immediate or a constant (no per-lane registers).
+    fn usrc(&mut self) -> Result<Src, AsmError> {
+        let o = self.take("a uniform source operand")?;
+        match &o.value {
+            RawOperand::UReg(r) if !r.abs => Ok(Src::UReg(*r)),
+            RawOperand::Reg(r) if r.reg == RZ && !r.abs => Ok(Src::UReg(RegSrc { reg: URZ, ..*r })),
+            RawOperand::Int { value, .. } => Ok(Src::Imm(*value as u32)),
+            RawOperand::Const { bank, offset } => Ok(Src::Const {
+                bank: *bank,
+                offset: *offset,
+            }),
+            _ => Err(self.wrong(
+                o,
+                "a uniform register (UR0..UR63, URZ), integer immediate or constant",
+            )),
+        }
+    }
+
+    /// A special register (`SR_TID.X`, `SRZ`, ...).
+    fn special(&mut self) -> Result<SpecialReg, AsmError> {
+        let sr = self.take("a special register")?;
+        match &sr.value {
+            RawOperand::Special(s) => Ok(*s),
+            _ => {
+                let mut e = self.wrong(sr, "a special register");
+                e.expected = Some(
+                    "SR_TID.X/Y/Z, SR_CTAID.X/Y/Z, SR_NTID.X, SR_NCTAID.X, SR_LANEID, \
+                     SR_CgaCtaId, SR_CLOCKLO, SR_LTMASK, SRZ, ..."
+                        .into(),
+                );
+                Err(e)
+            }
+        }
+    }
+
+    /// A constant operand: `(bank, index register or RZ, byte offset)`.
+    fn constant(&mut self) -> Result<(u8, u8, u32), AsmError> {
+        let o = self.take("a constant `c[0x0][0x160]`")?;
+        match &o.value {
+            RawOperand::Const { bank, offset } => Ok((*bank, RZ, *offset)),
+            RawOperand::ConstIdx { bank, base, offset } => {
+                let offset = u32::try_from(*offset).map_err(|_| {
+                    let mut e = at(o, "constant offset out of range");
+                    e.expected = Some("an offset 0..0xffff".into());
+                    e
+                })?;
+                Ok((*bank, *base, offset))
+            }
+            _ => Err(self.wrong(o, "a constant `c[0x0][0x160]` or `c[0x0][R2+0x10]`")),
         }
     }
 
@@ -368,6 +468,53 @@ fn width(m: &mut Mods) -> Width {
         Some("128") => Width::B128,
         _ => Width::B32,
     }
+}
+
+/// The words of a constant load of `width` at byte `offset` of `bank`, as
+/// constant operands for linking to resolve (unused words read `RZ`), and
+/// the byte of the first word a sub-word load starts at.
+fn constant_words(bank: u8, offset: u32, width: Width) -> ([Src; 4], u8) {
+    let word = offset & !3;
+    let mut w = [Src::Reg(RegSrc::plain(RZ)); 4];
+    for (k, slot) in w.iter_mut().enumerate().take(usize::from(width.regs())) {
+        *slot = Src::Const {
+            bank,
+            offset: word.saturating_add(4 * k as u32),
+        };
+    }
+    (w, (offset & 3) as u8)
+}
+
+/// The operation of an `ATOMG`/`ATOMS`/`RED` from its modifiers.
+fn atom_op(m: &mut Mods, ins: &RawInstr) -> Result<AtomOp, AsmError> {
+    let signed = m.take(&["S32", "U32", "32"]) == Some("S32");
+    m.take(&["64"]);
+    Ok(
+        match need(
+            m,
+            ins,
+            &[
+                "ADD", "INC", "DEC", "EXCH", "CAS", "MIN", "MAX", "AND", "OR", "XOR", "POPC",
+            ],
+            "an operation",
+        )? {
+            "ADD" => AtomOp::Add,
+            "INC" => AtomOp::Inc,
+            "DEC" => AtomOp::Dec,
+            "EXCH" => AtomOp::Exch,
+            "CAS" => AtomOp::Cas,
+            "MIN" => AtomOp::Min { signed },
+            "MAX" => AtomOp::Max { signed },
+            "AND" => AtomOp::And,
+            "OR" => AtomOp::Or,
+            "XOR" => AtomOp::Xor,
+            _ => {
+                // `ATOMS.POPC.INC`: add the number of lanes that are on.
+                need(m, ins, &["INC"], "`.INC` after `.POPC`")?;
+                AtomOp::PopcInc
+            }
+        },
+    )
 }
 
 fn need(

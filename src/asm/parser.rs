@@ -9,13 +9,15 @@ use nom::branch::alt;
 use nom::bytes::complete::{tag, tag_no_case, take_while, take_while1};
 use nom::character::complete::{char, digit1, hex_digit1, space0};
 use nom::combinator::{all_consuming, map, opt, recognize};
-use nom::sequence::{delimited, pair, preceded};
+use nom::sequence::{delimited, pair, preceded, terminated};
 use nom::{IResult, Parser};
 use nom_language::error::VerboseError;
 use nom_locate::LocatedSpan;
 
 use super::AsmError;
-use super::ir::{Control, PT, PredSrc, RZ, RegSrc, SCOREBOARDS, SpecialReg};
+use super::ir::{
+    Control, PT, PredSrc, RZ, RegSrc, SCOREBOARDS, SpecialReg, UNIFORM_REGS, UPT, URZ,
+};
 
 pub(crate) type Span<'a> = LocatedSpan<&'a str>;
 type Res<'a, T> = IResult<Span<'a>, T, VerboseError<Span<'a>>>;
@@ -49,7 +51,21 @@ pub(crate) enum RawOperand {
         base: u8,
         offset: i64,
         wide: bool,
+        /// Uniform register added to the address (`URZ`: none).
+        ubase: u8,
+        /// `[Rn.X4]`: the register scaled by 4 (1: unscaled).
+        scale: u8,
     },
+    /// `c[bank][Rn+offset]`: a constant indexed by a register (LDC).
+    ConstIdx {
+        bank: u8,
+        base: u8,
+        offset: i64,
+    },
+    /// A uniform register `UR0`..`UR63`, `URZ` (255), with modifiers.
+    UReg(RegSrc),
+    /// A uniform predicate `UP0`..`UP6`, `UPT` (7), maybe negated.
+    UPred(PredSrc),
     Special(SpecialReg),
     Barrier(u8),
     Scoreboard(u8),
@@ -515,39 +531,133 @@ fn constant(i: Span) -> Res<(u8, u32)> {
     ))
 }
 
-/// `[R2]`, `[R2+0x10]`, `[R2.64+-0x4]`, `[R2-4]`, `[0x100]`.
-fn memory(i: Span) -> Res<(u8, i64, bool)> {
-    let inner = |i| -> Res<(u8, i64, bool)> {
+/// `UR4`, `URZ` (255).
+fn ureg_number(i: Span) -> Res<u8> {
+    alt((
+        map(tag_no_case("URZ"), |_| URZ),
+        map(preceded(tag_no_case("UR"), digit1), |d: Span| {
+            d.fragment()
+                .parse::<u16>()
+                .map_or(u8::MAX, |v| v.min(255) as u8)
+        }),
+    ))
+    .parse(i)
+}
+
+/// `UR4`, `UR4.reuse`, `URZ`: a uniform register (out of range: 254,
+/// refused by [`parse_operand`]).
+fn uregister(i: Span) -> Res<u8> {
+    let (i, r) = ureg_number(i)?;
+    let (i, _) = opt(tag_no_case(".reuse")).parse(i)?;
+    Ok((
+        i,
+        if r != URZ && usize::from(r) >= UNIFORM_REGS {
+            254
+        } else {
+            r
+        },
+    ))
+}
+
+/// `UP0`..`UP6`, `UPT`, optionally negated.
+fn upred_operand(i: Span) -> Res<PredSrc> {
+    let (i, neg) = opt(char('!')).parse(i)?;
+    let (i, index) = alt((
+        map(tag_no_case("UPT"), |_| UPT),
+        // `UP7` is no name (UPT is written so): out of range, refused below.
+        map(preceded(tag_no_case("UP"), digit1), |d: Span| {
+            match d.fragment().parse::<u8>() {
+                Ok(v) if v < UPT => v,
+                _ => u8::MAX,
+            }
+        }),
+    ))
+    .parse(i)?;
+    if index > UPT {
+        return Err(nom::Err::Error(VerboseError::from_error_kind_at(i)));
+    }
+    Ok((
+        i,
+        PredSrc {
+            index,
+            negate: neg.is_some(),
+        },
+    ))
+}
+
+/// `+0x10`, `-4`, `+ 8` after a base.
+fn signed_offset(i: Span) -> Res<i64> {
+    let (i, _) = space0(i)?;
+    let (i, sign) = alt((char('+'), char('-'))).parse(i)?;
+    let (i, _) = space0(i)?;
+    let (i, (v, _)) = int_literal(i)?;
+    Ok((i, if sign == '-' { v.wrapping_neg() } else { v }))
+}
+
+/// `[R2]`, `[R2+0x10]`, `[R2.64+-0x4]`, `[R2-4]`, `[0x100]`, `[R2+UR4+0x8]`,
+/// `[UR4]`, `[UR4+0x10]`, and any of them after a `desc[URn]` descriptor
+/// (read and ignored).
+fn memory(i: Span) -> Res<(u8, i64, bool, u8, u8)> {
+    let inner = |i| -> Res<(u8, i64, bool, u8, u8)> {
         let (i, _) = space0(i)?;
-        let reg_part = |i| -> Res<(u8, bool)> {
+        let reg_part = |i| -> Res<(u8, bool, u8)> {
             let (i, r) = reg_number(i)?;
             let (i, wide) = opt(alt((tag(".64"), tag_no_case(".U32")))).parse(i)?;
+            let (i, scale) = opt(alt((
+                map(tag_no_case(".X16"), |_| 16u8),
+                map(tag_no_case(".X4"), |_| 4u8),
+                map(tag_no_case(".X8"), |_| 8u8),
+            )))
+            .parse(i)?;
             let (i, _) = opt(tag_no_case(".reuse")).parse(i)?;
-            Ok((i, (r, wide.is_some_and(|w| *w.fragment() == ".64"))))
+            Ok((
+                i,
+                (
+                    r,
+                    wide.is_some_and(|w| *w.fragment() == ".64"),
+                    scale.unwrap_or(1),
+                ),
+            ))
         };
         let (i, base) = opt(reg_part).parse(i)?;
         let (i, _) = space0(i)?;
-        let (i, offset) = match base {
-            Some(_) => {
-                let (i, off) = opt(|i| {
-                    let (i, sign) = alt((char('+'), char('-'))).parse(i)?;
-                    let (i, _) = space0(i)?;
-                    let (i, (v, _)) = int_literal(i)?;
-                    Ok((i, if sign == '-' { v.wrapping_neg() } else { v }))
-                })
-                .parse(i)?;
-                (i, off.unwrap_or(0))
-            }
-            None => {
-                let (i, (v, _)) = int_literal(i)?;
-                (i, v)
-            }
+        // A uniform register, alone or after `Rn+`.
+        let (i, ubase) = match base {
+            Some(_) => opt(preceded((space0, char('+'), space0), uregister)).parse(i)?,
+            None => opt(uregister).parse(i)?,
+        };
+        let (i, offset) = if base.is_some() || ubase.is_some() {
+            let (i, off) = opt(signed_offset).parse(i)?;
+            (i, off.unwrap_or(0))
+        } else {
+            let (i, (v, _)) = int_literal(i)?;
+            (i, v)
         };
         let (i, _) = space0(i)?;
-        let (r, wide) = base.unwrap_or((RZ, false));
-        Ok((i, (r, offset, wide)))
+        let (r, wide, scale) = base.unwrap_or((RZ, false, 1));
+        Ok((i, (r, offset, wide, ubase.unwrap_or(URZ), scale)))
     };
+    let (i, _) = opt(delimited(
+        (tag_no_case("desc"), char('[')),
+        delimited(space0, uregister, space0),
+        char(']'),
+    ))
+    .parse(i)?;
     delimited(char('['), inner, char(']')).parse(i)
+}
+
+/// `c[0x0][R2+0x10]`: a register-indexed constant.
+fn constant_indexed(i: Span) -> Res<(u8, u8, i64)> {
+    let (i, _) = tag_no_case("c").parse(i)?;
+    let (i, bank) =
+        delimited(char('['), delimited(space0, int_literal, space0), char(']')).parse(i)?;
+    let (i, (base, offset)) = delimited(
+        char('['),
+        delimited(space0, (register, opt(signed_offset)), space0),
+        char(']'),
+    )
+    .parse(i)?;
+    Ok((i, (bank.0.clamp(0, 255) as u8, base, offset.unwrap_or(0))))
 }
 
 fn numbered(prefix: &'static str, max: u8) -> impl FnMut(Span) -> Res<u8> {
@@ -573,17 +683,27 @@ impl<I> FromKindAt<I> for VerboseError<I> {
 
 fn operand(i: Span) -> Res<RawOperand> {
     alt((
-        map(memory, |(base, offset, wide)| RawOperand::Mem {
-            base,
-            offset,
-            wide,
+        map(memory, |(base, offset, wide, ubase, scale)| {
+            RawOperand::Mem {
+                base,
+                offset,
+                wide,
+                ubase,
+                scale,
+            }
+        }),
+        map(constant_indexed, |(bank, base, offset)| {
+            RawOperand::ConstIdx { bank, base, offset }
         }),
         map(constant, |(bank, offset)| RawOperand::Const {
             bank,
             offset,
         }),
         map(
-            delimited(char('|'), preceded(opt(char('-')), register), char('|')),
+            terminated(
+                delimited(char('|'), preceded(opt(char('-')), register), char('|')),
+                opt(tag_no_case(".reuse")),
+            ),
             |reg| {
                 RawOperand::Reg(RegSrc {
                     reg,
@@ -621,6 +741,7 @@ fn operand(i: Span) -> Res<RawOperand> {
             })
         }),
         map(register, |reg| RawOperand::Reg(RegSrc::plain(reg))),
+        uniform_operand,
         map(pred_operand, RawOperand::Pred),
         map(special_reg, RawOperand::Special),
         map(numbered("SB", SCOREBOARDS as u8), RawOperand::Scoreboard),
@@ -641,6 +762,31 @@ fn operand(i: Span) -> Res<RawOperand> {
     .parse(i)
 }
 
+/// `UR4`, `-UR4`, `~UR4`, `UP0`, `!UPT`.
+fn uniform_operand(i: Span) -> Res<RawOperand> {
+    alt((
+        map(preceded(char('-'), uregister), |reg| {
+            RawOperand::UReg(RegSrc {
+                reg,
+                neg: true,
+                abs: false,
+                not: false,
+            })
+        }),
+        map(preceded(char('~'), uregister), |reg| {
+            RawOperand::UReg(RegSrc {
+                reg,
+                neg: false,
+                abs: false,
+                not: true,
+            })
+        }),
+        map(uregister, |reg| RawOperand::UReg(RegSrc::plain(reg))),
+        map(upred_operand, RawOperand::UPred),
+    ))
+    .parse(i)
+}
+
 fn pred_operand(i: Span) -> Res<PredSrc> {
     let (rest, word) = recognize(pair(
         opt(char('!')),
@@ -654,9 +800,12 @@ fn pred_operand(i: Span) -> Res<PredSrc> {
 }
 
 fn special_reg(i: Span) -> Res<SpecialReg> {
-    let (rest, word) = recognize(pair(
-        tag_no_case("SR_"),
-        take_while1(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_'),
+    let (rest, word) = alt((
+        recognize(pair(
+            tag_no_case("SR_"),
+            take_while1(|c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_'),
+        )),
+        tag_no_case("SRZ"),
     ))
     .parse(i)?;
     let upper = word.fragment().to_ascii_uppercase();
@@ -667,32 +816,37 @@ fn special_reg(i: Span) -> Res<SpecialReg> {
         .ok_or(nom::Err::Error(VerboseError::from_error_kind_at(i)))
 }
 
-/// `UR4`, `URZ`, `UP0`, `UPT`: the uniform datapath's names.
-fn is_uniform_name(name: &str) -> bool {
-    let u = name.to_ascii_uppercase();
-    let Some(rest) = u.strip_prefix("UR").or_else(|| u.strip_prefix("UP")) else {
-        return false;
-    };
-    rest == "Z" || rest == "T" || (!rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
-}
-
 /// Parses one operand's whole text.
 pub(crate) fn parse_operand(text: &str) -> Result<RawOperand, AsmError> {
     let parsed: Res<RawOperand> = all_consuming(operand).parse(Span::new(text));
     match parsed {
         Ok((_, op)) => {
+            let numbered_uniform = |name: &str| {
+                let u = name.to_ascii_uppercase();
+                u.strip_prefix("UR")
+                    .or_else(|| u.strip_prefix("UP"))
+                    .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+            };
             if let RawOperand::Label(name) = &op
-                && is_uniform_name(name)
+                && numbered_uniform(name)
             {
                 let mut e = err(
                     1,
                     text.len(),
-                    format!("uniform register `{text}` is not modelled"),
+                    format!("uniform predicate `{text}` is out of range"),
                 );
-                e.expected = Some("an R register or P predicate".into());
-                e.hint = Some(
-                    "uniform registers are not modelled: use R registers and P predicates".into(),
+                e.expected = Some("a uniform predicate UP0..UP6 or UPT".into());
+                return Err(e);
+            }
+            if let RawOperand::UReg(r) = &op
+                && r.reg == 254
+            {
+                let mut e = err(
+                    1,
+                    text.len(),
+                    format!("uniform register `{text}` is out of range"),
                 );
+                e.expected = Some("a uniform register UR0..UR63 or URZ".into());
                 return Err(e);
             }
             if let RawOperand::Reg(r) = &op
@@ -708,19 +862,17 @@ pub(crate) fn parse_operand(text: &str) -> Result<RawOperand, AsmError> {
         Err(_) => {
             let mut e = err(1, text.len(), format!("cannot read operand `{text}`"));
             e.expected = Some(
-                "a register (R0..R254, RZ), predicate (P0..P6, PT), immediate, constant \
-                 `c[0x0][0x160]`, memory `[R2+0x10]`, special register `SR_TID.X`, \
-                 barrier `B0`, scoreboard `SB0` or label"
+                "a register (R0..R254, RZ), uniform register (UR0..UR63, URZ), predicate \
+                 (P0..P6, PT, UP0..UP6, UPT), immediate, constant `c[0x0][0x160]`, memory \
+                 `[R2+0x10]`, special register `SR_TID.X`, barrier `B0`, scoreboard `SB0` \
+                 or label"
                     .into(),
             );
-            if text.to_ascii_uppercase().starts_with("UR")
-                || text.to_ascii_uppercase().starts_with("UP")
-            {
+            if text.starts_with('[') || text.starts_with("desc") {
                 e.hint = Some(
-                    "uniform registers are not modelled: use R registers and P predicates".into(),
+                    "memory operands are `[Rn]`, `[Rn+0x10]`, `[Rn.64+0x10]` or `[Rn+URm+0x10]`"
+                        .into(),
                 );
-            } else if text.starts_with('[') {
-                e.hint = Some("memory operands are `[Rn]`, `[Rn+0x10]` or `[Rn.64+0x10]`".into());
             }
             Err(e)
         }
@@ -832,7 +984,9 @@ mod tests {
             RawOperand::Mem {
                 base: 2,
                 offset: -4,
-                wide: true
+                wide: true,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -840,7 +994,9 @@ mod tests {
             RawOperand::Mem {
                 base: 2,
                 offset: 0,
-                wide: false
+                wide: false,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -848,7 +1004,9 @@ mod tests {
             RawOperand::Mem {
                 base: RZ,
                 offset: 128,
-                wide: false
+                wide: false,
+                ubase: URZ,
+                scale: 1,
             }
         );
         assert_eq!(
@@ -867,7 +1025,105 @@ mod tests {
         );
         assert!(parse_operand("R300").is_err());
         assert!(parse_operand("[R2+").is_err());
-        assert!(parse_operand("UR4").unwrap_err().hint.is_some());
+        // `|R7|.reuse`, as listings write it.
+        assert_eq!(
+            parse_operand("|R7|.reuse").unwrap(),
+            RawOperand::Reg(RegSrc {
+                reg: 7,
+                neg: false,
+                abs: true,
+                not: false
+            })
+        );
+        assert!(parse_operand("UR64").is_err());
+        assert!(parse_operand("UP7").is_err());
+    }
+
+    #[test]
+    fn uniform_operands_and_new_memory_forms() {
+        let mem = |base, offset, wide, ubase, scale| RawOperand::Mem {
+            base,
+            offset,
+            wide,
+            ubase,
+            scale,
+        };
+        assert_eq!(
+            parse_operand("UR4").unwrap(),
+            RawOperand::UReg(RegSrc::plain(4))
+        );
+        assert_eq!(
+            parse_operand("URZ").unwrap(),
+            RawOperand::UReg(RegSrc::plain(URZ))
+        );
+        assert_eq!(
+            parse_operand("-UR63").unwrap(),
+            RawOperand::UReg(RegSrc {
+                reg: 63,
+                neg: true,
+                abs: false,
+                not: false
+            })
+        );
+        assert_eq!(
+            parse_operand("!UPT").unwrap(),
+            RawOperand::UPred(PredSrc {
+                index: UPT,
+                negate: true
+            })
+        );
+        assert_eq!(
+            parse_operand("UP6").unwrap(),
+            RawOperand::UPred(PredSrc {
+                index: 6,
+                negate: false
+            })
+        );
+        assert_eq!(
+            parse_operand("[R2+UR4+0x8]").unwrap(),
+            mem(2, 8, false, 4, 1)
+        );
+        assert_eq!(parse_operand("[UR4]").unwrap(), mem(RZ, 0, false, 4, 1));
+        assert_eq!(
+            parse_operand("[UR4+-0x10]").unwrap(),
+            mem(RZ, -16, false, 4, 1)
+        );
+        assert_eq!(
+            parse_operand("desc[UR8][R2.64+0x10]").unwrap(),
+            mem(2, 16, true, URZ, 1)
+        );
+        assert_eq!(
+            parse_operand("[R5.X4+URZ]").unwrap(),
+            mem(5, 0, false, URZ, 4)
+        );
+        assert_eq!(
+            parse_operand("c[0x0][R2+0x10]").unwrap(),
+            RawOperand::ConstIdx {
+                bank: 0,
+                base: 2,
+                offset: 16
+            }
+        );
+        assert_eq!(
+            parse_operand("c[0x0][RZ]").unwrap(),
+            RawOperand::ConstIdx {
+                bank: 0,
+                base: RZ,
+                offset: 0
+            }
+        );
+        assert_eq!(
+            parse_operand("SR_CgaCtaId").unwrap(),
+            RawOperand::Special(SpecialReg::CgaCtaId)
+        );
+        assert_eq!(
+            parse_operand("SRZ").unwrap(),
+            RawOperand::Special(SpecialReg::Zero)
+        );
+        assert_eq!(
+            parse_operand("SR_CTAID.Z").unwrap(),
+            RawOperand::Special(SpecialReg::CtaidZ)
+        );
     }
 
     #[test]

@@ -206,7 +206,9 @@ fn every_listed_opcode_assembles() {
             addr: MemRef {
                 base: 2,
                 offset: 8,
-                wide: true
+                wide: true,
+                ubase: crate::asm::ir::URZ,
+                scale: 1,
             }
         }
     ));

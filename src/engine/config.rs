@@ -57,6 +57,17 @@ pub struct Latency {
     /// Cycles after issue at which a read barrier is released (the source
     /// operands of a store have been read).
     pub read_barrier: u32,
+    /// `S2R`/`S2UR` whose written control code sets a write scoreboard
+    /// (variable latency, as in compiled code); with derived codes they
+    /// stay fixed-latency (`alu`).
+    pub special: u32,
+    /// `LDC` whose written control code sets a write scoreboard, as
+    /// [`Self::special`].
+    pub constant: u32,
+    /// `SHFL` (short scoreboard); `None`: `shared`.
+    pub shuffle: Option<u32>,
+    /// `ATOMG`/`RED`/`REDG` (long scoreboard); `None`: `global`.
+    pub atomic: Option<u32>,
 }
 
 impl Default for Latency {
@@ -71,6 +82,10 @@ impl Default for Latency {
             sfu_interval: 2,
             shared_replay: 2,
             read_barrier: 2,
+            special: 20,
+            constant: 20,
+            shuffle: None,
+            atomic: None,
         }
     }
 }
@@ -248,6 +263,34 @@ impl MachineConfig {
             max: U32,
             why: None,
             get: |m| m.latency.read_barrier.into(),
+        },
+        FieldLimit {
+            field: "latency.special",
+            min: 1,
+            max: U32,
+            why: None,
+            get: |m| m.latency.special.into(),
+        },
+        FieldLimit {
+            field: "latency.constant",
+            min: 1,
+            max: U32,
+            why: None,
+            get: |m| m.latency.constant.into(),
+        },
+        FieldLimit {
+            field: "latency.shuffle",
+            min: 1,
+            max: U32,
+            why: None,
+            get: |m| m.latency.shuffle.unwrap_or(m.latency.shared.max(1)).into(),
+        },
+        FieldLimit {
+            field: "latency.atomic",
+            min: 1,
+            max: U32,
+            why: None,
+            get: |m| m.latency.atomic.unwrap_or(m.latency.global.max(1)).into(),
         },
         FieldLimit {
             field: "max_cycles",

@@ -233,6 +233,9 @@ impl State {
                 live: launched,
                 regs,
                 preds: [0, 0, 0, 0, 0, 0, 0, lane_mask(w)],
+                uregs: [0; crate::asm::ir::UNIFORM_REGS],
+                upreds: 0,
+                local: Vec::new(),
                 conv,
                 sb,
                 stall_until: t,
@@ -388,6 +391,8 @@ impl State {
                                 faulted: w.faulted,
                                 regs: std::mem::take(&mut w.regs),
                                 preds: [0, 1, 2, 3, 4, 5, 6].map(|p| w.preds[p]),
+                                uregs: w.uregs,
+                                upreds: w.upreds,
                             });
                         }
                         sm.spare.push(w);

@@ -11,7 +11,12 @@
 //! every machine; a NaN result is stored as `0x7fffffff`, the canonical NaN
 //! NVIDIA GPUs produce.
 
-use crate::asm::ir::{Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, Src, Width};
+use std::collections::BTreeMap;
+
+use crate::asm::ir::{
+    AtomOp, Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, SpecialReg, Src, UPT, URZ,
+    Width,
+};
 use crate::isa::semantics::{self, canon};
 
 use super::convergence::its::lanes;
@@ -38,6 +43,14 @@ pub struct Env<'a> {
     pub blocks: u32,
     /// High word of a 64-bit constant addend (`IMAD.WIDE ... c[..]`).
     pub c_hi: u32,
+    /// Constant bank 0, for register-indexed `LDC`.
+    pub constants: &'a BTreeMap<u32, u32>,
+    /// The issue cycle (`SR_CLOCKLO`).
+    pub clock: u64,
+    /// Block and grid dimensions, x, y, z (`block_dim`, `blocks` their
+    /// products).
+    pub block_dim3: [u32; 3],
+    pub grid_dim3: [u32; 3],
 }
 
 /// What a load or store needs besides its warp.
@@ -47,6 +60,15 @@ pub struct MemEnv<'a> {
     pub shared: Option<&'a mut SharedMemory>,
     pub banks: u32,
     pub scratch: &'a mut Scratch,
+    /// A listing's global `[Rn.64]` forms a 64-bit address that must be in
+    /// [`super::DEVICE_WINDOW`] (`Program::arch` set); else the high word
+    /// is ignored.
+    pub wide_addresses: bool,
+    /// Shared address of the block's first byte (0x400 on sm_90 and
+    /// later, where the bottom 1 KiB of the window is reserved).
+    pub shared_base: u32,
+    /// Local memory per thread (`LDL`/`STL`), in bytes.
+    pub local_bytes: u32,
 }
 
 /// The memory-system effect of one instruction.
@@ -145,6 +167,24 @@ fn fetch<const N: usize>(w: &Warp, s: Src, out: &mut Lanes, float: bool) {
         Src::Imm(v) => fill_lanes(&mut out[..n], v),
         // Constants are resolved before execution; a stray one reads zero.
         Src::Const { .. } => fill_lanes(&mut out[..n], 0),
+        Src::UReg(r) => fill_lanes(&mut out[..n], uniform_value(w, r, float)),
+    }
+}
+
+/// A uniform register source's value with its modifiers (as [`fetch`]).
+#[inline(always)]
+fn uniform_value(w: &Warp, r: RegSrc, float: bool) -> u32 {
+    let mut v = w.ureg(r.reg);
+    if !float && r.not {
+        v = !v;
+    }
+    if float && r.abs {
+        v &= 0x7fff_ffff;
+    }
+    match (float, r.neg) {
+        (false, true) => v.wrapping_neg(),
+        (true, true) => v ^ 0x8000_0000,
+        _ => v,
     }
 }
 
@@ -201,6 +241,7 @@ fn arg<'a, const N: usize>(w: &'a Warp, s: Src, tmp: &'a mut Lanes, float: bool)
     match s {
         Src::Imm(v) => return Arg::Splat(v),
         Src::Const { .. } => return Arg::Splat(0),
+        Src::UReg(r) => return Arg::Splat(uniform_value(w, r, float)),
         Src::Reg(r) if !(r.neg || r.abs || r.not) => {
             let Some(row) = row::<N>(w, r.reg) else {
                 return Arg::Splat(0);
@@ -501,16 +542,70 @@ fn icmp_mask<const N: usize, A: LaneSrc, B: LaneSrc>(
     }
 }
 
-/// Per-lane addresses of a memory operand.
+/// Per-lane addresses of a memory operand (32-bit: the low word of a
+/// `[Rn.64]` pair), the uniform register added.
 fn addresses<const N: usize>(w: &Warp, m: MemRef, out: &mut Lanes) {
     let n = lanes_of::<N>(w);
+    let off = (m.offset as u32).wrapping_add(w.ureg(m.ubase));
     match row::<N>(w, m.base) {
-        Some(v) => {
+        Some(v) if m.scale <= 1 => {
             for (o, &b) in out[..n].iter_mut().zip(v) {
-                *o = b.wrapping_add(m.offset as u32);
+                *o = b.wrapping_add(off);
             }
         }
-        None => out[..n].fill(m.offset as u32),
+        Some(v) => {
+            let k = u32::from(m.scale);
+            for (o, &b) in out[..n].iter_mut().zip(v) {
+                *o = b.wrapping_mul(k).wrapping_add(off);
+            }
+        }
+        None => out[..n].fill(off),
+    }
+}
+
+/// For a listing's global access: the 64-bit address of each lane in `on`
+/// (the register pair `[Rn.64]`, or the uniform pair `[URn]` alone), mapped
+/// into the 32-bit window `out`; returns the lanes whose address is
+/// outside [`super::DEVICE_WINDOW`] (they fault). Other forms keep their
+/// 32-bit address.
+fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lanes) -> u64 {
+    let window_hi = (super::DEVICE_WINDOW >> 32) as u32;
+    let off = i64::from(m.offset) as u64;
+    let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
+    let mut bad = 0u64;
+    let uniform_pair = m.base == RZ && m.ubase != URZ;
+    if !(uniform_pair || m.wide && m.base != RZ) {
+        return 0;
+    }
+    for l in lanes(on & lane_mask(lanes_of::<N>(w) as u32)) {
+        let a = if uniform_pair {
+            pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
+        } else {
+            pair(
+                w.reg(m.base, l as u32),
+                w.reg(m.base.saturating_add(1), l as u32),
+            )
+            .wrapping_add(u64::from(w.ureg(m.ubase)))
+        };
+        let a = a.wrapping_add(off);
+        if (a >> 32) as u32 != window_hi {
+            bad |= 1 << l;
+        }
+        out[l] = a as u32;
+    }
+    bad
+}
+
+/// The `width` value at byte `byte` of word `v`, zero- or sign-extended
+/// (a whole word for 32 bits and wider).
+fn sub_word(v: u32, width: Width, byte: u8) -> u32 {
+    let x = v >> (8 * u32::from(byte & 3));
+    match width {
+        Width::U8 => x & 0xff,
+        Width::S8 => x as u8 as i8 as i32 as u32,
+        Width::U16 => x & 0xffff,
+        Width::S16 => x as u16 as i16 as i32 as u32,
+        _ => v,
     }
 }
 
@@ -528,16 +623,20 @@ fn load_value(bytes: &[u8; 16], width: Width, k: usize) -> u32 {
 enum Space {
     Global,
     Shared,
+    /// Per-thread local memory (`LDL`/`STL`).
+    Local,
 }
 
-/// One load or store: where, which registers, how wide.
+/// One load, store or atomic: where, which registers, how wide.
 pub struct Access {
     space: Space,
     addr: MemRef,
-    /// First register loaded into or stored from.
+    /// First register loaded into or stored from (an atomic's destination).
     reg: u8,
     width: Width,
     store: bool,
+    /// An atomic's operation, and its operand registers `b`, `c`.
+    atom: Option<(AtomOp, u8, u8)>,
 }
 
 /// Loads and stores for both spaces: per-lane access, faults, and the
@@ -555,6 +654,7 @@ pub fn memory_op<const N: usize>(
         reg,
         width,
         store,
+        atom,
     } = acc;
     let n = lanes_of::<N>(w);
     let size = width.bytes();
@@ -562,6 +662,29 @@ pub fn memory_op<const N: usize>(
     let mut a: Lanes = [0; 64];
     addresses::<N>(w, addr, &mut a);
     env.scratch.accesses.clear();
+    let mut on = on;
+    if env.wide_addresses && matches!(space, Space::Global) {
+        let bad = device_addresses::<N>(w, addr, on, &mut a);
+        for l in lanes(bad) {
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::OutOfBounds));
+        }
+        on &= !bad;
+    }
+    if matches!(space, Space::Shared) && env.shared_base != 0 {
+        // Below the block's window: past the end once wrapped.
+        for x in a[..n].iter_mut() {
+            *x = x.wrapping_sub(env.shared_base);
+        }
+    }
+    if let Some((op, b, c)) = atom {
+        return atomic_op::<N>(w, env, space, a, reg, op, b, c, on);
+    }
+    if matches!(space, Space::Local) {
+        local_op::<N>(w, env, a, reg, width, store, on);
+        return MemEffect::None;
+    }
     let on_n = on & lane_mask(n as u32);
     if store && matches!(space, Space::Global) {
         // Global stores go as one batch: see `GlobalMemory::write_lanes`.
@@ -620,7 +743,7 @@ pub fn memory_op<const N: usize>(
             }
             match space {
                 Space::Global => env.global.write(a[l], bytes),
-                Space::Shared => match env.shared.as_deref_mut() {
+                Space::Shared | Space::Local => match env.shared.as_deref_mut() {
                     Some(m) => m.write(a[l], bytes),
                     None => Err(FaultKind::SharedOutOfBounds),
                 },
@@ -628,7 +751,7 @@ pub fn memory_op<const N: usize>(
         } else {
             match space {
                 Space::Global => env.global.read(a[l], bytes),
-                Space::Shared => match env.shared.as_deref() {
+                Space::Shared | Space::Local => match env.shared.as_deref() {
                     Some(m) => m.read(a[l], bytes),
                     None => Err(FaultKind::SharedOutOfBounds),
                 },
@@ -657,6 +780,7 @@ pub fn memory_op<const N: usize>(
     }
     match space {
         Space::Global => MemEffect::Global(memory::coalesce(&mut env.scratch.accesses)),
+        Space::Local => MemEffect::None,
         Space::Shared => MemEffect::Shared {
             passes: memory::bank_passes(
                 &env.scratch.accesses,
@@ -664,6 +788,134 @@ pub fn memory_op<const N: usize>(
                 &mut env.scratch.bank_words,
             ),
         },
+    }
+}
+
+/// An atomic: lanes in lane order (a warp's lanes are serialised; warps
+/// in the order they issue), each reading the old word, writing
+/// `semantics::atom(op, old, b, c)` and receiving the old word in `reg`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn atomic_op<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    space: Space,
+    a: Lanes,
+    reg: u8,
+    op: AtomOp,
+    b: u8,
+    c: u8,
+    on: u64,
+) -> MemEffect {
+    let n = lanes_of::<N>(w);
+    let mut old: Lanes = [0; 64];
+    let mut ok = 0u64;
+    for l in lanes(on & lane_mask(n as u32)) {
+        let mut buf = [0u8; 4];
+        let shared = matches!(space, Space::Shared);
+        let read = if shared {
+            match env.shared.as_deref() {
+                Some(m) => m.read(a[l], &mut buf),
+                None => Err(FaultKind::SharedOutOfBounds),
+            }
+        } else {
+            env.global.read(a[l], &mut buf)
+        };
+        let result = read.and_then(|()| {
+            let v = u32::from_le_bytes(buf);
+            let new = semantics::atom(op, v, w.reg(b, l as u32), w.reg(c, l as u32));
+            old[l] = v;
+            let bytes = new.to_le_bytes();
+            if shared {
+                match env.shared.as_deref_mut() {
+                    Some(m) => m.write(a[l], &bytes),
+                    None => Err(FaultKind::SharedOutOfBounds),
+                }
+            } else {
+                env.global.write(a[l], &bytes)
+            }
+        });
+        match result {
+            Ok(()) => {
+                ok |= 1 << l;
+                env.scratch.accesses.push((a[l], 4));
+            }
+            Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
+        }
+    }
+    write::<N>(w, reg, &old, ok);
+    if on == 0 {
+        return MemEffect::None;
+    }
+    match space {
+        Space::Shared => MemEffect::Shared {
+            passes: memory::bank_passes(
+                &env.scratch.accesses,
+                env.banks,
+                &mut env.scratch.bank_words,
+            ),
+        },
+        _ => MemEffect::Global(memory::coalesce(&mut env.scratch.accesses)),
+    }
+}
+
+/// `LDL`/`STL`: each lane's own window of `local_bytes`, address `a`
+/// at offset `a` (the stack pointer starts at `local_bytes` and grows
+/// down); outside the window, or misaligned, the lane faults.
+fn local_op<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    a: Lanes,
+    reg: u8,
+    width: Width,
+    store: bool,
+    on: u64,
+) {
+    let n = lanes_of::<N>(w);
+    let size = width.bytes();
+    let nregs = usize::from(width.regs());
+    let window = env.local_bytes as usize;
+    if w.local.len() != window * n {
+        // First touch: every thread's window, zeroed.
+        w.local = vec![0; window * n];
+    }
+    let mut loaded: [Lanes; 4] = [[0; 64]; 4];
+    let mut ok = 0u64;
+    for l in lanes(on & lane_mask(n as u32)) {
+        let at = a[l] as usize;
+        if !a[l].is_multiple_of(size) {
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::Misaligned));
+            continue;
+        }
+        if at + size as usize > window {
+            env.scratch
+                .faults
+                .push((l as u32, a[l], FaultKind::LocalOutOfBounds));
+            continue;
+        }
+        let base = l * window + at;
+        if store {
+            let mut buf = [0u8; 16];
+            for k in 0..nregs {
+                buf[4 * k..4 * k + 4]
+                    .copy_from_slice(&w.reg(reg.saturating_add(k as u8), l as u32).to_le_bytes());
+            }
+            w.local[base..base + size as usize].copy_from_slice(&buf[..size as usize]);
+        } else {
+            let mut buf = [0u8; 16];
+            buf[..size as usize].copy_from_slice(&w.local[base..base + size as usize]);
+            for (k, dst) in loaded.iter_mut().take(nregs).enumerate() {
+                dst[l] = load_value(&buf, width, k);
+            }
+        }
+        ok |= 1 << l;
+    }
+    if !store {
+        for (k, vals) in loaded.iter().take(nregs).enumerate() {
+            write::<N>(w, reg.saturating_add(k as u8), vals, ok);
+        }
     }
 }
 
@@ -903,6 +1155,7 @@ impl<const N: usize> Datapath<'_, '_, N> {
                     c_hi[..n].copy_from_slice(v);
                 }
             }
+            Src::UReg(u) if u.reg != URZ => c_hi[..n].fill(self.w.ureg(u.reg.saturating_add(1))),
             Src::Imm(v) if signed && (v as i32) < 0 && c_hi_linked == 0 => c_hi[..n].fill(u32::MAX),
             _ => c_hi[..n].fill(c_hi_linked),
         }
@@ -1029,6 +1282,227 @@ impl<const N: usize> Datapath<'_, '_, N> {
         write::<N>(self.w, d, r, self.on);
     }
 
+    /// The launch is one-dimensional (every y and z is 1).
+    #[inline(always)]
+    fn linear_launch(&self) -> bool {
+        let (b, g) = (self.env.block_dim3, self.env.grid_dim3);
+        b[1] <= 1 && b[2] <= 1 && g[1] <= 1 && g[2] <= 1
+    }
+
+    /// Where lane `lane` of the warp is, for [`semantics::special_reg`].
+    #[inline(always)]
+    fn place(&self, lane: u32) -> semantics::Place {
+        let w: &Warp = self.w;
+        semantics::Place {
+            thread: w.in_block * w.width + lane,
+            lane,
+            block: w.block,
+            block_dim: self.env.block_dim3,
+            grid_dim: self.env.grid_dim3,
+            warp_slot: w.slot,
+            clock: self.env.clock,
+        }
+    }
+
+    /// `S2R d, sr`: a ramp over the lanes where it is one (a 1-D launch),
+    /// else each lane's value.
+    #[inline(always)]
+    pub(crate) fn s2r(&mut self, d: u8, sr: SpecialReg) {
+        let ids = semantics::ThreadIds {
+            first_thread: self.w.in_block * self.w.width,
+            block: self.w.block,
+            block_dim: self.env.block_dim,
+            blocks: self.env.blocks,
+            warp_slot: self.w.slot,
+        };
+        if self.linear_launch()
+            && let Some((base, step)) = semantics::s2r(sr, ids)
+        {
+            return self.ramp(d, |_| (base, step));
+        }
+        let n = lanes_of::<N>(self.w);
+        let mut r: Lanes = [0; 64];
+        for (l, x) in r[..n].iter_mut().enumerate() {
+            *x = semantics::special_reg(sr, self.place(l as u32));
+        }
+        write::<N>(self.w, d, &r, self.on);
+    }
+
+    /// `CS2R d, sr`: a 64-bit special register into the pair `d`, `d + 1`.
+    #[inline(always)]
+    pub(crate) fn cs2r(&mut self, d: u8, sr: SpecialReg) {
+        let (lo, hi) = match sr {
+            SpecialReg::Clock | SpecialReg::ClockLo => {
+                (self.env.clock as u32, (self.env.clock >> 32) as u32)
+            }
+            SpecialReg::Zero => (0, 0),
+            _ => {
+                self.s2r(d, sr);
+                if d != RZ {
+                    let mut r: Lanes = [0; 64];
+                    r.fill(0);
+                    write::<N>(self.w, d.saturating_add(1), &r, self.on);
+                }
+                return;
+            }
+        };
+        let mut r: Lanes = [lo; 64];
+        write::<N>(self.w, d, &r, self.on);
+        if d != RZ {
+            r.fill(hi);
+            write::<N>(self.w, d.saturating_add(1), &r, self.on);
+        }
+    }
+
+    /// The value of a uniform-datapath source: a uniform register with its
+    /// modifiers, an immediate or a linked constant (`RZ` reads 0).
+    #[inline(always)]
+    pub(crate) fn uval(&self, s: Src) -> u32 {
+        match s {
+            Src::UReg(r) => uniform_value(self.w, r, false),
+            Src::Imm(v) => v,
+            Src::Reg(r) => {
+                let lane = (self.on | 1).trailing_zeros();
+                self.w.reg(r.reg, lane)
+            }
+            Src::Const { .. } => 0,
+        }
+    }
+
+    /// Uniform register `u` (`URZ`: 0).
+    #[inline(always)]
+    pub(crate) fn ureg(&self, u: u8) -> u32 {
+        self.w.ureg(u)
+    }
+
+    /// Uniform predicate `p`.
+    #[inline(always)]
+    pub(crate) fn upred(&self, p: PredSrc) -> bool {
+        self.w.upred(p)
+    }
+
+    /// Writes uniform register `d` when the instruction is on for any lane
+    /// (`URZ`: nothing).
+    #[inline(always)]
+    pub(crate) fn uwrite(&mut self, d: u8, v: u32) {
+        if self.on != 0
+            && let Some(x) = self.w.uregs.get_mut(usize::from(d))
+        {
+            *x = v;
+        }
+    }
+
+    /// Writes uniform predicate `p` (`UPT`: nothing).
+    #[inline(always)]
+    pub(crate) fn upwrite(&mut self, p: u8, v: bool) {
+        if self.on != 0 && p < UPT {
+            self.w.upreds = (self.w.upreds & !(1 << p)) | (u8::from(v) << p);
+        }
+    }
+
+    /// `S2UR d, sr`: the special register as lane 0 of the warp reads it.
+    #[inline(always)]
+    pub(crate) fn s2ur(&mut self, d: u8, sr: SpecialReg) {
+        let v = semantics::special_reg(sr, self.place(0));
+        self.uwrite(d, v);
+    }
+
+    /// `R2UR d, a`: register `a` of the lowest lane that is on.
+    #[inline(always)]
+    pub(crate) fn r2ur(&mut self, d: u8, a: u8) {
+        let lane = self.on.trailing_zeros();
+        let v = self.w.reg(a, lane);
+        self.uwrite(d, v);
+    }
+
+    /// `ULDC`/`LDCU`: linked constant words into uniform registers from
+    /// `d`; a sub-word width takes its bytes from `byte` of the first word.
+    #[inline(always)]
+    pub(crate) fn uldc(&mut self, d: u8, words: [Src; 4], width: Width, byte: u8) {
+        let n = usize::from(width.regs());
+        if n == 1 {
+            let v = sub_word(self.uval(words[0]), width, byte);
+            return self.uwrite(d, v);
+        }
+        if d == URZ {
+            return;
+        }
+        for (k, &wd) in words.iter().enumerate().take(n) {
+            let v = self.uval(wd);
+            self.uwrite(d.saturating_add(k as u8), v);
+        }
+    }
+
+    /// `LDC`: linked constant words into `d` (and `d + 1` for `.64`), or,
+    /// with an index register, each lane's constant at `offset + index`
+    /// (outside the bank: 0).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn ldc(
+        &mut self,
+        d: u8,
+        words: [Src; 2],
+        base: u8,
+        offset: u32,
+        width: Width,
+        byte: u8,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let nregs = usize::from(width.regs());
+        let mut r: [Lanes; 2] = [[0; 64]; 2];
+        if base == RZ {
+            for (k, row_k) in r.iter_mut().enumerate().take(nregs) {
+                let v = self.uval(words[k]);
+                row_k.fill(if nregs == 1 {
+                    sub_word(v, width, byte)
+                } else {
+                    v
+                });
+            }
+        } else {
+            let bank = self.env.constants;
+            let word = |a: u32| bank.get(&(a & !3)).copied().unwrap_or(0);
+            let [lo, hi] = &mut r;
+            for (l, (x, y)) in lo[..n].iter_mut().zip(&mut hi[..n]).enumerate() {
+                let at = offset.wrapping_add(self.w.reg(base, l as u32));
+                if nregs == 1 {
+                    *x = sub_word(word(at), width, (at & 3) as u8);
+                } else {
+                    *x = word(at);
+                    *y = word(at.wrapping_add(4));
+                }
+            }
+        }
+        for (k, row_k) in r.iter().enumerate().take(nregs) {
+            if d != RZ {
+                write::<N>(self.w, d.saturating_add(k as u8), row_k, self.on);
+            }
+        }
+    }
+
+    /// `REDUX`: `f` folded over register `a` of the lanes that are on, in
+    /// lane order, into uniform register `d`.
+    #[inline(always)]
+    pub(crate) fn redux(&mut self, d: u8, a: u8, f: impl Fn(u32, u32) -> u32) {
+        let mut on = lanes(self.on);
+        let Some(first) = on.next() else { return };
+        let mut acc = self.w.reg(a, first as u32);
+        for l in on {
+            acc = f(acc, self.w.reg(a, l as u32));
+        }
+        self.uwrite(d, acc);
+    }
+
+    /// `VOTEU`: the ballot of `src` over the lanes that are on into
+    /// uniform register `d`, `f(ballot, on)` into uniform predicate `p`.
+    #[inline(always)]
+    pub(crate) fn voteu(&mut self, d: u8, p: u8, src: PredSrc, f: impl Fn(u64, u64) -> bool) {
+        let on = self.on;
+        let ballot = self.w.pred_mask(src) & on;
+        self.uwrite(d, ballot as u32);
+        self.upwrite(p, f(ballot, on));
+    }
+
     /// A cross-lane read: lane `l` takes register `src` of the lane
     /// `f(l, b, c)` names when that lane is valid and issuing, else its
     /// own; `p` is set where the read was valid.
@@ -1123,6 +1597,19 @@ macro_rules! dispatcher {
             reg: $reg,
             width: $width,
             store: dispatcher!(@store $dir),
+            atom: None,
+        })
+    };
+    (@access memory {
+        $space:ident, atomic $op:ident, $reg:ident, $addr:ident, $width:ident, $b:ident, $c:ident
+    }) => {
+        Some(Access {
+            space: Space::$space,
+            addr: $addr,
+            reg: $reg,
+            width: $width,
+            store: false,
+            atom: Some(($op, $b, $c)),
         })
     };
     (@access $kind:ident { $($body:tt)* }) => { None };

@@ -8,7 +8,7 @@ use super::convergence;
 use super::link::Decoded;
 use super::records::{Hazard, HazardKind, MAX_RECORDS};
 use super::warp::Warp;
-use crate::asm::ir::{Op, PRED_BASE};
+use crate::asm::ir::{Op, PRED_BASE, UREG_BASE};
 
 /// Records a hazard when the instruction at `pc` reads a register before
 /// its latest write lands, or writes one a store is still reading.
@@ -26,7 +26,14 @@ pub(crate) fn check_hazards_at(
     let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
         .then_some(PRED_BASE + u16::from(ins.guard.index));
     let first_late = |rows: &[u64], r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
+        // Uniform registers and predicates have no per-lane rows.
+        if r >= UREG_BASE {
+            return None;
+        }
         let row = rows.get(hazard_row(rows.len() / n.max(1), r) * n..)?;
+        if row.len() < n {
+            return None;
+        }
         convergence::its::lanes(lanes_mask)
             .find(|&l| row[l] > t)
             .map(|l| (row[l] - t, l as u32))
@@ -109,7 +116,7 @@ pub(crate) fn record_writes(
     let lands = t + u64::from(latency);
     let rows = w.ready_at.len() / n.max(1);
     let mut waw: Option<(u16, u64, u32)> = None;
-    for &r in &ins.defs {
+    for &r in ins.defs.iter().filter(|&&r| r < UREG_BASE) {
         let base = hazard_row(rows, r) * n;
         for l in convergence::its::lanes(on) {
             let Some(slot) = w.ready_at.get_mut(base + l) else {

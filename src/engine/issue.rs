@@ -177,7 +177,7 @@ impl State {
             check_hazards_at(hazards, w, d, pc, active, t);
         }
 
-        let latency = execute(sh, w, d, blocks, global, scratch, memory, active, on);
+        let latency = execute(sh, w, d, blocks, global, scratch, memory, active, on, t);
         record_faults(w, faults, faults_total, &scratch.faults, pc, ins.line, t);
         set_scoreboards(w, d, pc, t, latency);
         if check_hazards {
@@ -344,6 +344,7 @@ fn execute(
     memory: &mut MemoryCounters,
     active: u64,
     on: u64,
+    clock: u64,
 ) -> u32 {
     let ins = &d.instr;
     let lat = sh.cfg.latency;
@@ -368,6 +369,9 @@ fn execute(
                 shared,
                 banks: sh.cfg.shared_banks,
                 scratch,
+                wide_addresses: sh.cfg.wide_addresses,
+                shared_base: sh.cfg.shared_base,
+                local_bytes: sh.cfg.local_bytes,
             };
             if w.width == 32 {
                 exec::memory_op::<32>(w, &mut env, acc, on)
@@ -383,6 +387,10 @@ fn execute(
                 block_dim: sh.cfg.block_dim,
                 blocks: sh.cfg.blocks,
                 c_hi: d.c_hi,
+                constants: sh.kernel.constants(),
+                clock,
+                block_dim3: sh.cfg.block_dim3,
+                grid_dim3: sh.cfg.grid_dim3,
             };
             if w.width == 32 {
                 exec::execute::<32>(w, &ins.op, on, active, &mut env(scratch))

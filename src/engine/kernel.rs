@@ -10,13 +10,44 @@ use super::config::Latency;
 use super::link::{Decoded, link};
 use crate::asm::{AsmError, Program};
 
+/// Three dimensions of a block or grid, x fastest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `x * y * z`, if it fits in 32 bits.
+    pub fn product(self) -> Option<u32> {
+        self.x.checked_mul(self.y)?.checked_mul(self.z)
+    }
+}
+
+/// Shared addresses below this are reserved on sm_90 and later: a block's
+/// shared memory starts at 0x400 (`UMOV UR4, 0x400` in the listings).
+pub const SHARED_RESERVED_SM90: u32 = 0x400;
+
+/// Local memory each thread gets unless the kernel says otherwise.
+pub const DEFAULT_LOCAL_BYTES: u32 = 1024;
+/// The most local memory a thread may get.
+pub const MAX_LOCAL_BYTES: u32 = 64 * 1024;
+
 /// The grid: blocks of threads, and the shared memory each block gets.
+/// `blocks` and `block_dim` are totals; a 2-D or 3-D launch also gives
+/// its shapes (their products are the totals). Threads of a block are
+/// numbered x fastest and warps formed from that order, as CUDA does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Launch {
     pub blocks: u32,
     pub block_dim: u32,
     /// Shared memory per block in bytes.
     pub shared_bytes: u32,
+    /// The block's x, y, z (`None`: `block_dim` threads along x).
+    pub block_shape: Option<Dim3>,
+    /// The grid's x, y, z (`None`: `blocks` along x).
+    pub grid_shape: Option<Dim3>,
 }
 
 impl Launch {
@@ -24,16 +55,53 @@ impl Launch {
     pub fn threads(&self) -> u64 {
         u64::from(self.blocks) * u64::from(self.block_dim)
     }
+
+    /// A 1-D launch.
+    pub fn linear(blocks: u32, block_dim: u32, shared_bytes: u32) -> Launch {
+        Launch {
+            blocks,
+            block_dim,
+            shared_bytes,
+            block_shape: None,
+            grid_shape: None,
+        }
+    }
+
+    /// The block's dimensions.
+    pub fn block_dims(&self) -> Dim3 {
+        self.block_shape.unwrap_or(Dim3 {
+            x: self.block_dim,
+            y: 1,
+            z: 1,
+        })
+    }
+
+    /// The grid's dimensions.
+    pub fn grid_dims(&self) -> Dim3 {
+        self.grid_shape.unwrap_or(Dim3 {
+            x: self.blocks,
+            y: 1,
+            z: 1,
+        })
+    }
+
+    /// [`Self::block_dims`] as `[x, y, z]`.
+    pub fn block_xyz(&self) -> [u32; 3] {
+        let d = self.block_dims();
+        [d.x, d.y, d.z]
+    }
+
+    /// [`Self::grid_dims`] as `[x, y, z]`.
+    pub fn grid_xyz(&self) -> [u32; 3] {
+        let d = self.grid_dims();
+        [d.x, d.y, d.z]
+    }
 }
 
 impl Default for Launch {
     /// One block of 32 threads with 48 KiB of shared memory.
     fn default() -> Self {
-        Launch {
-            blocks: 1,
-            block_dim: 32,
-            shared_bytes: 49_152,
-        }
+        Launch::linear(1, 32, 49_152)
     }
 }
 
@@ -110,6 +178,7 @@ pub struct Kernel {
     buffers: Vec<BufferSpec>,
     inits: Vec<InitialValue>,
     first_line: u32,
+    local_bytes: u32,
 }
 
 impl Kernel {
@@ -132,7 +201,20 @@ impl Kernel {
             buffers: Vec::new(),
             inits: Vec::new(),
             first_line: 1,
+            local_bytes: DEFAULT_LOCAL_BYTES,
         })
+    }
+
+    /// Local memory per thread (`LDL`/`STL`), at most [`MAX_LOCAL_BYTES`]
+    /// (more is clamped); a multiple of 16 (rounded up).
+    pub fn with_local_bytes(mut self, bytes: u32) -> Kernel {
+        self.local_bytes = bytes.min(MAX_LOCAL_BYTES).next_multiple_of(16);
+        self
+    }
+
+    /// Local memory per thread in bytes: the stack pointer's start.
+    pub fn local_bytes(&self) -> u32 {
+        self.local_bytes
     }
 
     /// The global buffers, laid out at their base addresses.
@@ -244,11 +326,7 @@ mod tests {
         @P0 IADD3 R1, R1, 1, RZ
         EXIT
     ";
-        let launch = Launch {
-            blocks: 2,
-            block_dim: 32,
-            shared_bytes: 0,
-        };
+        let launch = Launch::linear(2, 32, 0);
         let sc = kernel_with(prog, |_| {}, launch, vec![]);
         let kernel = Kernel::clone(&sc.kernel)
             .with_init(InitTarget::Reg(1), Arc::new(Affine { mul: 3, add: 5 }))

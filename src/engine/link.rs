@@ -94,13 +94,24 @@ pub(crate) fn link(
         resolved
             .op
             .try_for_each_src_mut(|i, s| fix(s, wide && i == 2))?;
+        // Variable-latency forms: what a written control code tracks with a
+        // write scoreboard, and the shuffle and atomic pipes.
+        let scoreboarded = resolved.explicit_control && resolved.control.write_barrier.is_some();
+        let class_latency = match resolved.class {
+            Class::Alu | Class::Control => lat.alu,
+            Class::Sfu => lat.sfu,
+            Class::Shared => lat.shared,
+            Class::Global => lat.global,
+        };
+        let latency = match resolved.op {
+            Op::S2r { .. } | Op::S2ur { .. } if scoreboarded => lat.special,
+            Op::Ldc { .. } if scoreboarded => lat.constant,
+            Op::Shfl { .. } => lat.shuffle.unwrap_or(class_latency),
+            Op::Atomg { .. } => lat.atomic.unwrap_or(class_latency),
+            _ => class_latency,
+        };
         out.push(Decoded {
-            latency: match resolved.class {
-                Class::Alu | Class::Control => lat.alu,
-                Class::Sfu => lat.sfu,
-                Class::Shared => lat.shared,
-                Class::Global => lat.global,
-            },
+            latency,
             read_latency: lat.read_barrier.max(1),
             pipe_interval: lat.sfu_interval.max(1),
             is_mufu: matches!(resolved.op, Op::Mufu { .. }),

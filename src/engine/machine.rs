@@ -38,6 +38,15 @@ pub(crate) struct Cfg {
     pub(crate) taken_first: bool,
     pub(crate) latency: Latency,
     pub(crate) shared_banks: u32,
+    /// Block and grid dimensions, x, y, z.
+    pub(crate) block_dim3: [u32; 3],
+    pub(crate) grid_dim3: [u32; 3],
+    /// The program is a listing: global `[Rn.64]` addresses are 64-bit.
+    pub(crate) wide_addresses: bool,
+    /// Shared address of a block's first byte (0x400 from sm_90 on).
+    pub(crate) shared_base: u32,
+    /// Local memory per thread in bytes.
+    pub(crate) local_bytes: u32,
 }
 
 impl Cfg {
@@ -54,6 +63,14 @@ impl Cfg {
             taken_first: m.taken_first,
             latency: m.latency,
             shared_banks: m.shared_banks,
+            block_dim3: launch.block_xyz(),
+            grid_dim3: launch.grid_xyz(),
+            wide_addresses: k.program().arch.is_some(),
+            shared_base: match k.program().arch {
+                Some(sm) if sm >= 90 => super::kernel::SHARED_RESERVED_SM90,
+                _ => 0,
+            },
+            local_bytes: k.local_bytes(),
         }
     }
 }

@@ -28,6 +28,8 @@ pub enum FaultKind {
     Misaligned,
     /// A shared-memory address past the block's shared memory.
     SharedOutOfBounds,
+    /// A local-memory address outside the thread's window.
+    LocalOutOfBounds,
 }
 
 impl FaultKind {
@@ -36,6 +38,7 @@ impl FaultKind {
             FaultKind::OutOfBounds => "out_of_bounds",
             FaultKind::Misaligned => "misaligned",
             FaultKind::SharedOutOfBounds => "shared_out_of_bounds",
+            FaultKind::LocalOutOfBounds => "local_out_of_bounds",
         }
     }
 }

@@ -46,7 +46,8 @@ pub use config::{
     ConfigError, Convergence, FieldLimit, GroupPolicy, Latency, MAX_CYCLES, MachineConfig, Policy,
 };
 pub use kernel::{
-    BufferSpec, ElemType, InitTarget, InitialValue, Kernel, Launch, ThreadIds, ThreadInit,
+    BufferSpec, DEFAULT_LOCAL_BYTES, Dim3, ElemType, InitTarget, InitialValue, Kernel, Launch,
+    MAX_LOCAL_BYTES, SHARED_RESERVED_SM90, ThreadIds, ThreadInit,
 };
 pub use link::Decoded;
 pub use machine::Machine;
@@ -56,3 +57,5 @@ pub use stats::{Counters, MemoryCounters, PcCounters, Reason, ReasonCounts};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mem;

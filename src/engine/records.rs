@@ -155,6 +155,10 @@ pub struct FinalState {
     /// `regs[r * width + lane]`.
     pub regs: Vec<u32>,
     pub preds: [u64; 7],
+    /// Uniform registers UR0..UR63.
+    pub uregs: [u32; 64],
+    /// Uniform predicates UP0..UP6 as bits 0..6.
+    pub upreds: u8,
 }
 
 /// An append-only list stored in shared chunks, so a checkpoint of a long

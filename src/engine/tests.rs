@@ -59,11 +59,7 @@ pub(crate) fn kernel_with(
 }
 
 pub(crate) fn one_warp() -> Launch {
-    Launch {
-        blocks: 1,
-        block_dim: 32,
-        shared_bytes: 49152,
-    }
+    Launch::linear(1, 32, 49152)
 }
 
 pub(crate) fn words(name: &str, len: u32, f: impl Fn(u32) -> u32) -> BufferSpec {
@@ -301,11 +297,7 @@ fn out_of_bounds_lanes_fault_and_the_rest_continue() {
 
 #[test]
 fn partial_warp_lanes_are_never_launched() {
-    let launch = Launch {
-        blocks: 1,
-        block_dim: 20,
-        shared_bytes: 0,
-    };
+    let launch = Launch::linear(1, 20, 0);
     let m = run(kernel_with(PREDICATED, |_| {}, launch, vec![]));
     let c = m.totals();
     // 20 live lanes: S2R, ISETP, EXIT 20 on; @P0 16 on; @!P0 4 on.
@@ -317,11 +309,7 @@ fn partial_warp_lanes_are_never_launched() {
 
 #[test]
 fn every_resident_cycle_has_exactly_one_reason() {
-    let launch = Launch {
-        blocks: 6,
-        block_dim: 96,
-        shared_bytes: 0,
-    };
+    let launch = Launch::linear(6, 96, 0);
     let sc = kernel_with(
         LOAD_USE,
         |m| {
@@ -376,11 +364,7 @@ fn issue_order(sc: Setup) -> Vec<u32> {
 }
 
 pub(crate) fn two_warps() -> Launch {
-    Launch {
-        blocks: 1,
-        block_dim: 64,
-        shared_bytes: 0,
-    }
+    Launch::linear(1, 64, 0)
 }
 
 #[test]
@@ -588,11 +572,7 @@ fn sources_of_every_kind_read_alike_at_every_width() {
         EXIT
     ";
     for width in [32u32, 8] {
-        let launch = Launch {
-            blocks: 1,
-            block_dim: width,
-            shared_bytes: 0,
-        };
+        let launch = Launch::linear(1, width, 0);
         let sc = kernel_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
         let mut m = sc.machine();
         m.set_keep_final_states(true);

@@ -1,7 +1,7 @@
 //! A warp: its lanes, register file, convergence state, scoreboards and the
 //! timing state the scheduler reads.
 
-use crate::asm::ir::{PT, PredSrc};
+use crate::asm::ir::{PT, PredSrc, UNIFORM_REGS, UPT, URZ};
 
 use super::convergence::Convergence;
 use super::scoreboard::Scoreboards;
@@ -63,6 +63,13 @@ pub struct Warp {
     /// Predicates P0..P6, one bit per lane, then PT (every lane of the
     /// warp; never written).
     pub preds: [u64; 8],
+    /// Uniform registers UR0..UR63: one value for the whole warp.
+    pub uregs: [u32; UNIFORM_REGS],
+    /// Uniform predicates UP0..UP6 as bits 0..6 (UPT, bit 7, reads true).
+    pub upreds: u8,
+    /// Per-thread local memory (`LDL`/`STL`), `local_bytes` per lane,
+    /// lane after lane; empty until the warp first touches it.
+    pub local: Vec<u8>,
     pub conv: Convergence,
     pub sb: Scoreboards,
     /// Earliest cycle the next instruction may issue (static stall count).
@@ -109,6 +116,20 @@ impl Warp {
         // flipping them: no branch on either the index or the negation.
         let v = self.preds[usize::from(p.index & PT)];
         v ^ (0u64.wrapping_sub(u64::from(p.negate)) & self.full())
+    }
+
+    /// Uniform register `u` (`URZ` reads zero).
+    pub fn ureg(&self, u: u8) -> u32 {
+        if u == URZ {
+            return 0;
+        }
+        self.uregs.get(usize::from(u)).copied().unwrap_or(0)
+    }
+
+    /// Uniform predicate `p` (`UPT` true), negation applied.
+    pub fn upred(&self, p: PredSrc) -> bool {
+        let v = p.index >= UPT || self.upreds >> p.index & 1 != 0;
+        v != p.negate
     }
 
     /// Register `r` of lane `lane` (`RZ` reads zero).

@@ -9,6 +9,12 @@ use std::fmt;
 pub const RZ: u8 = 255;
 /// `PT`, the predicate that is always true and discards writes.
 pub const PT: u8 = 7;
+/// `URZ`, the uniform register that reads as zero and discards writes.
+pub const URZ: u8 = 255;
+/// Uniform registers `UR0`..`UR63` a warp has (`URZ` besides).
+pub const UNIFORM_REGS: usize = 64;
+/// `UPT`, the uniform predicate that is always true and discards writes.
+pub const UPT: u8 = 7;
 /// A predicate operand: `P0`..`P6` or `PT`, optionally negated (`!P0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PredSrc {
@@ -77,12 +83,23 @@ pub enum Src {
         bank: u8,
         offset: u32,
     },
+    /// A uniform register `UR0`..`UR63` (`URZ`: 255), one value for the
+    /// whole warp, with the same modifiers a register source takes.
+    UReg(RegSrc),
 }
 
 impl Src {
     pub fn reg(self) -> Option<u8> {
         match self {
             Src::Reg(r) if r.reg != RZ => Some(r.reg),
+            _ => None,
+        }
+    }
+
+    /// The uniform register this source reads, if any (not `URZ`).
+    pub fn ureg(self) -> Option<u8> {
+        match self {
+            Src::UReg(r) if r.reg != URZ => Some(r.reg),
             _ => None,
         }
     }
@@ -97,16 +114,50 @@ pub enum SpecialReg {
     NctaidX,
     LaneId,
     WarpId,
+    TidY,
+    TidZ,
+    CtaidY,
+    CtaidZ,
+    /// The block's rank in its cluster: 0 (no clusters are modelled).
+    CgaCtaId,
+    /// Low word of the cycle counter: the issue cycle.
+    ClockLo,
+    /// High word of the cycle counter.
+    ClockHi,
+    /// The 64-bit cycle counter (`CS2R Rd, SR_CLOCKLO` reads the pair).
+    Clock,
+    /// `SRZ`: reads zero (`CS2R Rd, SRZ` clears a pair).
+    Zero,
+    /// Lanes below this one, as a mask (`SR_LTMASK`); and the others.
+    LtMask,
+    LeMask,
+    GtMask,
+    GeMask,
+    EqMask,
 }
 
 impl SpecialReg {
-    pub const ALL: [(&'static str, SpecialReg); 6] = [
+    pub const ALL: [(&'static str, SpecialReg); 20] = [
         ("SR_TID.X", SpecialReg::TidX),
         ("SR_CTAID.X", SpecialReg::CtaidX),
         ("SR_NTID.X", SpecialReg::NtidX),
         ("SR_NCTAID.X", SpecialReg::NctaidX),
         ("SR_LANEID", SpecialReg::LaneId),
         ("SR_VIRTUALWARPID", SpecialReg::WarpId),
+        ("SR_TID.Y", SpecialReg::TidY),
+        ("SR_TID.Z", SpecialReg::TidZ),
+        ("SR_CTAID.Y", SpecialReg::CtaidY),
+        ("SR_CTAID.Z", SpecialReg::CtaidZ),
+        ("SR_CGACTAID", SpecialReg::CgaCtaId),
+        ("SR_CLOCKLO", SpecialReg::ClockLo),
+        ("SR_CLOCKHI", SpecialReg::ClockHi),
+        ("SR_CLOCK", SpecialReg::Clock),
+        ("SRZ", SpecialReg::Zero),
+        ("SR_LTMASK", SpecialReg::LtMask),
+        ("SR_LEMASK", SpecialReg::LeMask),
+        ("SR_GTMASK", SpecialReg::GtMask),
+        ("SR_GEMASK", SpecialReg::GeMask),
+        ("SR_EQMASK", SpecialReg::EqMask),
     ];
 
     pub fn name(self) -> &'static str {
@@ -213,13 +264,21 @@ impl Width {
     }
 }
 
-/// A memory operand `[Rn+imm]` (or `[Rn.64+imm]`, where the high word of
-/// the pair is ignored: warpstep addresses are 32-bit).
+/// A memory operand `[Rn+imm]`, `[Rn+URm+imm]` or `[Rn.64+imm]`. For a
+/// hand-written program the high word of a pair is ignored (warpstep
+/// addresses are 32-bit); for a listing (`Program::arch` set) a global
+/// access forms the 64-bit address and maps it through
+/// `engine::DEVICE_WINDOW`. A `desc[URn]` descriptor in front is read and
+/// ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MemRef {
     pub base: u8,
     pub offset: i32,
     pub wide: bool,
+    /// A uniform register added to the address (`URZ`: none).
+    pub ubase: u8,
+    /// `[Rn.X4]`: the register scaled by 4 (also 8, 16; 1: unscaled).
+    pub scale: u8,
 }
 
 /// `SHFL` modes.
@@ -237,4 +296,40 @@ pub enum VoteMode {
     All,
     Any,
     Eq,
+}
+
+/// What an atomic (`ATOMG`, `ATOMS`, `RED`) does to the word in memory:
+/// `new = f(old, b, c)`; the old value is what a destination receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    Add,
+    /// `old >= b ? 0 : old + 1` (CUDA `atomicInc`).
+    Inc,
+    /// `old == 0 || old > b ? b : old - 1` (CUDA `atomicDec`).
+    Dec,
+    Exch,
+    /// `old == b ? c : old`.
+    Cas,
+    Min {
+        signed: bool,
+    },
+    Max {
+        signed: bool,
+    },
+    And,
+    Or,
+    Xor,
+    /// `ATOMS.POPC.INC`: each lane that is on adds one.
+    PopcInc,
+}
+
+/// `REDUX` operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    Sum,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
 }

@@ -10,7 +10,9 @@
 //! even, FFMA is fused, and the special functions come from the `libm`
 //! crate, so results are the same on every machine.
 
-use super::operand::{Cmp, Combine, FCmp, MufuOp, Round, ShflMode, SpecialReg, VoteMode};
+use super::operand::{
+    AtomOp, Cmp, Combine, FCmp, MufuOp, ReduxOp, Round, ShflMode, SpecialReg, VoteMode,
+};
 
 /// The NaN every float opcode writes.
 pub const CANONICAL_NAN: u32 = 0x7fff_ffff;
@@ -48,17 +50,79 @@ pub struct ThreadIds {
     pub warp_slot: u32,
 }
 
-/// `S2R`: special register `sr` as `(base, step)`: lane `l` reads
-/// `base + l * step` (a ramp, so the lane loop is one vector add).
+/// `S2R` of a 1-D launch: special register `sr` as `(base, step)`: lane
+/// `l` reads `base + l * step` (a ramp, so the lane loop is one vector
+/// add). `None` for the registers that are no ramp (see [`special_reg`]).
 #[inline(always)]
-pub fn s2r(sr: SpecialReg, ids: ThreadIds) -> (u32, u32) {
-    match sr {
+pub fn s2r(sr: SpecialReg, ids: ThreadIds) -> Option<(u32, u32)> {
+    Some(match sr {
         SpecialReg::TidX => (ids.first_thread, 1),
         SpecialReg::CtaidX => (ids.block, 0),
         SpecialReg::NtidX => (ids.block_dim, 0),
         SpecialReg::NctaidX => (ids.blocks, 0),
         SpecialReg::LaneId => (0, 1),
         SpecialReg::WarpId => (ids.warp_slot, 0),
+        _ => return None,
+    })
+}
+
+/// Where a thread is in a launch of any shape: what [`special_reg`] reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Place {
+    /// The thread's index in its block, linearised (x fastest).
+    pub thread: u32,
+    /// Its lane in the warp.
+    pub lane: u32,
+    /// The block's index in the grid, linearised (x fastest).
+    pub block: u32,
+    /// Block and grid dimensions, x, y, z.
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub warp_slot: u32,
+    /// The cycle the instruction issues in.
+    pub clock: u64,
+}
+
+/// Splits a linear index into x, y, z (x fastest) for dimensions `dim`.
+#[inline(always)]
+pub fn unlinearise(i: u32, dim: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (dim[0].max(1), dim[1].max(1));
+    [i % x, i / x % y, i / x / y]
+}
+
+/// The value of special register `sr` for one thread: thread and block
+/// coordinates split from the linear indices (x fastest, as CUDA forms
+/// warps), `SR_CgaCtaId` 0 (no clusters), `SR_CLOCKLO`/`HI` the issue
+/// cycle (deterministic), the lane masks, `SRZ` 0.
+#[inline(always)]
+pub fn special_reg(sr: SpecialReg, p: Place) -> u32 {
+    let tid = unlinearise(p.thread, p.block_dim);
+    let ctaid = unlinearise(p.block, p.grid_dim);
+    let below = if p.lane >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << p.lane) - 1
+    };
+    let eq = 1u32.checked_shl(p.lane).unwrap_or(0);
+    match sr {
+        SpecialReg::TidX => tid[0],
+        SpecialReg::TidY => tid[1],
+        SpecialReg::TidZ => tid[2],
+        SpecialReg::CtaidX => ctaid[0],
+        SpecialReg::CtaidY => ctaid[1],
+        SpecialReg::CtaidZ => ctaid[2],
+        SpecialReg::NtidX => p.block_dim[0],
+        SpecialReg::NctaidX => p.grid_dim[0],
+        SpecialReg::LaneId => p.lane,
+        SpecialReg::WarpId => p.warp_slot,
+        SpecialReg::CgaCtaId | SpecialReg::Zero => 0,
+        SpecialReg::ClockLo | SpecialReg::Clock => p.clock as u32,
+        SpecialReg::ClockHi => (p.clock >> 32) as u32,
+        SpecialReg::LtMask => below,
+        SpecialReg::LeMask => below | eq,
+        SpecialReg::GtMask => !(below | eq),
+        SpecialReg::GeMask => !below,
+        SpecialReg::EqMask => eq,
     }
 }
 
@@ -351,9 +415,194 @@ pub fn vote(mode: VoteMode, ballot: u64, on: u64) -> bool {
     }
 }
 
+/// `SHF`/`USHF`: funnel shift of the 64-bit `hi:lo` by `sh` (mod 64 for
+/// the 64-bit forms, clamped to 32 for the 32-bit ones as SASS does):
+/// `.HI` the high word of the result, else the low. A right shift with
+/// `signed` brings in copies of the sign of `hi`.
+#[inline(always)]
+pub fn funnel_shift(left: bool, high: bool, signed: bool, lo: u32, sh: u32, hi: u32) -> u32 {
+    let v = u64::from(hi) << 32 | u64::from(lo);
+    let n = sh & 63;
+    let r = if left {
+        v << n
+    } else if signed {
+        ((v as i64) >> n) as u64
+    } else {
+        v >> n
+    };
+    if high { (r >> 32) as u32 } else { r as u32 }
+}
+
+/// `PRMT`/`UPRMT` (default mode): byte `k` of the result is byte
+/// `sel >> 4k & 7` of the pair `b:a` (a is bytes 0..3), or, where bit 3 of
+/// that nibble is set, that byte's sign bit replicated.
+#[inline(always)]
+pub fn byte_permute(a: u32, sel: u32, b: u32) -> u32 {
+    let pair = u64::from(b) << 32 | u64::from(a);
+    (0..4).fold(0, |r, k| {
+        let nib = sel >> (4 * k) & 0xf;
+        let byte = (pair >> (8 * (nib & 7)) & 0xff) as u32;
+        let byte = if nib & 8 != 0 {
+            if byte & 0x80 != 0 { 0xff } else { 0 }
+        } else {
+            byte
+        };
+        r | byte << (8 * k)
+    })
+}
+
+/// One step of `REDUX`: the running value combined with the next lane's.
+#[inline(always)]
+pub fn redux(op: ReduxOp, signed: bool, acc: u32, v: u32) -> u32 {
+    match (op, signed) {
+        (ReduxOp::Sum, _) => acc.wrapping_add(v),
+        (ReduxOp::Min, true) => (acc as i32).min(v as i32) as u32,
+        (ReduxOp::Min, false) => acc.min(v),
+        (ReduxOp::Max, true) => (acc as i32).max(v as i32) as u32,
+        (ReduxOp::Max, false) => acc.max(v),
+        (ReduxOp::And, _) => acc & v,
+        (ReduxOp::Or, _) => acc | v,
+        (ReduxOp::Xor, _) => acc ^ v,
+    }
+}
+
+/// An atomic's new value in memory from the `old` one and the operands
+/// `b`, `c` (`CAS`: compare with `b`, store `c`).
+#[inline(always)]
+pub fn atom(op: AtomOp, old: u32, b: u32, c: u32) -> u32 {
+    match op {
+        AtomOp::Add => old.wrapping_add(b),
+        AtomOp::PopcInc => old.wrapping_add(1),
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::Min { signed: true } => (old as i32).min(b as i32) as u32,
+        AtomOp::Min { signed: false } => old.min(b),
+        AtomOp::Max { signed: true } => (old as i32).max(b as i32) as u32,
+        AtomOp::Max { signed: false } => old.max(b),
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn funnel_shifts_by_hand() {
+        // USHF.R.U32.HI UR5, URZ, 0x1, UR5: hi >> 1. 0x8000_0003 >> 1.
+        assert_eq!(
+            funnel_shift(false, true, false, 0, 1, 0x8000_0003),
+            0x4000_0001
+        );
+        // Low word of a right funnel: 0x1_0000_0000 >> 4 -> 0x1000_0000.
+        assert_eq!(funnel_shift(false, false, false, 0, 4, 1), 0x1000_0000);
+        // Signed: 0xffff_fff0:0 >> 4 (arithmetic) high word = 0xffff_ffff.
+        assert_eq!(
+            funnel_shift(false, true, true, 0, 4, 0xffff_fff0),
+            0xffff_ffff
+        );
+        // Left .HI: (0x0000_0001:0x8000_0000) << 1 -> hi 0x3.
+        assert_eq!(funnel_shift(true, true, false, 0x8000_0000, 1, 1), 3);
+        // Left low word: 0x8000_0001 << 1 = 0x2 (bit 31 leaves).
+        assert_eq!(funnel_shift(true, false, false, 0x8000_0001, 1, 0), 2);
+    }
+
+    #[test]
+    fn byte_permute_by_hand() {
+        // UPRMT UR6, UR7, 0x7770, URZ: byte 0 of a, then bytes 7 (of b = 0).
+        assert_eq!(byte_permute(0x1122_3344, 0x7770, 0), 0x44);
+        // Identity 0x3210 and swap 0x0123.
+        assert_eq!(byte_permute(0x1122_3344, 0x3210, 0), 0x1122_3344);
+        assert_eq!(byte_permute(0x1122_3344, 0x0123, 0), 0x4433_2211);
+        // Sign replicate of byte 0 (0x84): nibble 8 -> 0xff.
+        assert_eq!(byte_permute(0x84, 0x8880, 0), 0xffff_ff84);
+        // Bytes of b: nibble 4 is byte 0 of b.
+        assert_eq!(byte_permute(0, 0x4444, 0xab), 0xabab_abab);
+    }
+
+    #[test]
+    fn redux_steps_by_hand() {
+        // -1 and 3: signed min -1, unsigned min 3, max likewise.
+        assert_eq!(redux(ReduxOp::Min, true, u32::MAX, 3), u32::MAX);
+        assert_eq!(redux(ReduxOp::Min, false, u32::MAX, 3), 3);
+        assert_eq!(redux(ReduxOp::Max, true, u32::MAX, 3), 3);
+        assert_eq!(redux(ReduxOp::Sum, false, u32::MAX, 3), 2);
+        assert_eq!(redux(ReduxOp::Xor, false, 0b110, 0b011), 0b101);
+    }
+
+    #[test]
+    fn atomics_by_hand() {
+        assert_eq!(atom(AtomOp::Add, 5, 7, 0), 12);
+        assert_eq!(atom(AtomOp::Add, u32::MAX, 2, 0), 1);
+        // atomicInc wraps to 0 at the bound.
+        assert_eq!(atom(AtomOp::Inc, 3, 4, 0), 4);
+        assert_eq!(atom(AtomOp::Inc, 4, 4, 0), 0);
+        assert_eq!(atom(AtomOp::Dec, 0, 9, 0), 9);
+        assert_eq!(atom(AtomOp::Dec, 5, 9, 0), 4);
+        assert_eq!(atom(AtomOp::Dec, 10, 9, 0), 9);
+        assert_eq!(atom(AtomOp::Exch, 1, 2, 0), 2);
+        assert_eq!(atom(AtomOp::Cas, 1, 1, 8), 8);
+        assert_eq!(atom(AtomOp::Cas, 2, 1, 8), 2);
+        // -1 vs 3: signed min -1, unsigned min 3.
+        assert_eq!(atom(AtomOp::Min { signed: true }, u32::MAX, 3, 0), u32::MAX);
+        assert_eq!(atom(AtomOp::Min { signed: false }, u32::MAX, 3, 0), 3);
+        assert_eq!(atom(AtomOp::Max { signed: true }, u32::MAX, 3, 0), 3);
+        assert_eq!(atom(AtomOp::PopcInc, 6, 0, 0), 7);
+        assert_eq!(atom(AtomOp::Xor, 0b1100, 0b1010, 0), 0b0110);
+    }
+
+    #[test]
+    fn special_registers_of_a_2d_launch() {
+        // block_dim [32, 8], grid [4, 4]: thread 37 is (5, 1, 0); block 6
+        // is (2, 1, 0).
+        let p = Place {
+            thread: 37,
+            lane: 5,
+            block: 6,
+            block_dim: [32, 8, 1],
+            grid_dim: [4, 4, 1],
+            warp_slot: 3,
+            clock: 0x1_0000_0007,
+        };
+        assert_eq!(special_reg(SpecialReg::TidX, p), 5);
+        assert_eq!(special_reg(SpecialReg::TidY, p), 1);
+        assert_eq!(special_reg(SpecialReg::TidZ, p), 0);
+        assert_eq!(special_reg(SpecialReg::CtaidX, p), 2);
+        assert_eq!(special_reg(SpecialReg::CtaidY, p), 1);
+        assert_eq!(special_reg(SpecialReg::NtidX, p), 32);
+        assert_eq!(special_reg(SpecialReg::CgaCtaId, p), 0);
+        assert_eq!(special_reg(SpecialReg::ClockLo, p), 7);
+        assert_eq!(special_reg(SpecialReg::ClockHi, p), 1);
+        // Lane 5: lt = 0b11111, eq = 0b100000.
+        assert_eq!(special_reg(SpecialReg::LtMask, p), 0x1f);
+        assert_eq!(special_reg(SpecialReg::EqMask, p), 0x20);
+        assert_eq!(special_reg(SpecialReg::GeMask, p), !0x1f);
+        // 3-D: dims [4, 2, 3], thread 13 = 1 + 4*(1 + 2*1) -> (1, 1, 1).
+        assert_eq!(unlinearise(13, [4, 2, 3]), [1, 1, 1]);
+        assert_eq!(unlinearise(23, [4, 2, 3]), [3, 1, 2]);
+    }
 
     #[test]
     fn lop3_truth_tables() {

@@ -6,7 +6,7 @@ use serde_saphyr::Spanned;
 use super::error::{Pos, SourceFile};
 use super::raw::{Leaf, Node, RawLaunch, RawMachine};
 use super::{Convergence, GroupPolicy, LaunchSpec, LoadError, MachineSpec, Policy, leaf};
-use crate::engine::{ConfigError, MachineConfig};
+use crate::engine::{ConfigError, Dim3, MachineConfig};
 
 /// Most threads a grid may have: keeps per-thread state and load-time input
 /// checks bounded.
@@ -83,6 +83,64 @@ fn number(src: &SourceFile<'_>, leaf: &Leaf, key: &str) -> Result<Option<u64>, L
     let v = leaf::int(src, leaf, key, min.into(), max.into(), why)?;
     // In range, so it fits: the range came from a u64.
     Ok(u64::try_from(v).ok())
+}
+
+/// Reads `launch.blocks` or `launch.block_dim`: a number (x only), or a
+/// list of one to three numbers `[x, y, z]` whose product is the total.
+/// Sets `total`, and returns the shape for a list.
+fn shape(
+    src: &SourceFile<'_>,
+    leaf: &Leaf,
+    key: &str,
+    total: &mut u32,
+) -> Result<Option<Dim3>, LoadError> {
+    let Some(node) = leaf else { return Ok(None) };
+    let Node::Seq(items) = &node.value else {
+        number32(src, leaf, key, total)?;
+        return Ok(None);
+    };
+    if items.is_empty() || items.len() > 3 {
+        return Err(src
+            .error(
+                Pos::of(node),
+                key,
+                format!("`{key}` has {} dimensions", items.len()),
+            )
+            .expected("a number, or a list of 1 to 3 numbers `[x, y, z]`")
+            .hint(Some(format!("e.g. `{}: [32, 8]`", last_part(key)))));
+    }
+    let (min, max, why) = limit(key).unwrap_or((1, MAX_THREADS, None));
+    let mut dims = [1u32; 3];
+    for (slot, item) in dims.iter_mut().zip(items) {
+        let v = leaf::int(src, item, key, min.into(), max.into(), why)?;
+        *slot = u32::try_from(v).unwrap_or(u32::MAX);
+    }
+    let d = Dim3 {
+        x: dims[0],
+        y: dims[1],
+        z: dims[2],
+    };
+    let product = u64::from(d.x) * u64::from(d.y) * u64::from(d.z);
+    if product > max {
+        return Err(src
+            .error(
+                Pos::of(node),
+                key,
+                format!("`{key}` is {product} in all ({}), out of range", {
+                    let parts: Vec<String> =
+                        dims[..items.len()].iter().map(u32::to_string).collect();
+                    parts.join(" x ")
+                }),
+            )
+            .expected(leaf::describe_range(min.into(), max.into())));
+    }
+    *total = product as u32;
+    Ok(Some(d))
+}
+
+/// The last part of a dotted key (`block_dim` of `launch.block_dim`).
+fn last_part(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
 }
 
 fn number32(src: &SourceFile<'_>, leaf: &Leaf, key: &str, slot: &mut u32) -> Result<(), LoadError> {
@@ -183,6 +241,19 @@ pub(super) fn load_machine(
             "machine.latency.read_barrier",
             &mut t.read_barrier,
         )?;
+        number32(src, &l.special, "machine.latency.special", &mut t.special)?;
+        number32(
+            src,
+            &l.constant,
+            "machine.latency.constant",
+            &mut t.constant,
+        )?;
+        if let Some(v) = number(src, &l.shuffle, "machine.latency.shuffle")? {
+            t.shuffle = Some(u32::try_from(v).unwrap_or(u32::MAX));
+        }
+        if let Some(v) = number(src, &l.atomic, "machine.latency.atomic")? {
+            t.atomic = Some(u32::try_from(v).unwrap_or(u32::MAX));
+        }
     }
     if let Some(v) = number(src, &r.max_cycles, "machine.max_cycles")? {
         m.max_cycles = v;
@@ -202,6 +273,8 @@ pub(super) fn load_launch(
         blocks: 1,
         block_dim: 32,
         shared_bytes: DEFAULT_SHARED_BYTES,
+        block_shape: None,
+        grid_shape: None,
     };
     let Some(raw) = raw else {
         return Ok(launch);
@@ -216,8 +289,9 @@ pub(super) fn load_launch(
             block_leaf = t;
         }
         (None, Some(_), Some(d)) => {
-            number32(src, &r.blocks, "launch.blocks", &mut launch.blocks)?;
-            number32(src, &r.block_dim, "launch.block_dim", &mut launch.block_dim)?;
+            launch.grid_shape = shape(src, &r.blocks, "launch.blocks", &mut launch.blocks)?;
+            launch.block_shape =
+                shape(src, &r.block_dim, "launch.block_dim", &mut launch.block_dim)?;
             block_leaf = d;
         }
         (Some(t), _, _) => {

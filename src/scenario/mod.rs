@@ -43,6 +43,11 @@ pub struct LaunchSpec {
     pub block_dim: u32,
     /// Shared memory per block in bytes (`launch.shared_bytes`, default 49152).
     pub shared_bytes: u32,
+    /// A 2-D or 3-D block's x, y, z (`block_dim: [32, 8]`); `None` for a
+    /// number. `block_dim` is always the product.
+    pub block_shape: Option<crate::engine::Dim3>,
+    /// A 2-D or 3-D grid's x, y, z (`blocks: [4, 4]`); `None` for a number.
+    pub grid_shape: Option<crate::engine::Dim3>,
 }
 
 impl From<LaunchSpec> for Launch {
@@ -51,6 +56,8 @@ impl From<LaunchSpec> for Launch {
             blocks: l.blocks,
             block_dim: l.block_dim,
             shared_bytes: l.shared_bytes,
+            block_shape: l.block_shape,
+            grid_shape: l.grid_shape,
         }
     }
 }
@@ -360,3 +367,5 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_launch;

@@ -238,6 +238,14 @@ pub(super) struct RawLatency {
     pub shared_replay: Leaf,
     #[serde(default, deserialize_with = "present")]
     pub read_barrier: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub special: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub constant: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub shuffle: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub atomic: Leaf,
 }
 
 /// `launch:`.
@@ -314,6 +322,10 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "sfu_interval",
             "shared_replay",
             "read_barrier",
+            "special",
+            "constant",
+            "shuffle",
+            "atomic",
         ],
     ),
     (

@@ -83,7 +83,9 @@ fn format_md_example_loads() {
         LaunchSpec {
             blocks: 1,
             block_dim: 32,
-            shared_bytes: 49152
+            shared_bytes: 49152,
+            block_shape: None,
+            grid_shape: None,
         }
     );
     // blockDim = (32, 1, 1) and gridDim = (1, 1, 1) by default, plus 0x160.
@@ -308,7 +310,12 @@ fn machine_keys_and_validate_machine() {
             branch: 2,
             sfu_interval: 4,
             shared_replay: 3,
-            read_barrier: 1
+            read_barrier: 1,
+            // Not in the file: the defaults.
+            special: 20,
+            constant: 20,
+            shuffle: None,
+            atomic: None,
         }
     );
     assert_eq!((m.max_cycles, s.launch.shared_bytes), (5000, 1024));

@@ -413,7 +413,7 @@ fn sync_point(
                     .get(usize::from(r.reg) * width as usize + lane as usize)
                     .copied()
                     .unwrap_or(0),
-                Src::Const { .. } => u32::MAX,
+                Src::Const { .. } | Src::UReg(_) => u32::MAX,
             };
             Some(SyncPoint::Warpsync(if m == u32::MAX {
                 full
