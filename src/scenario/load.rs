@@ -109,7 +109,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         &inputs,
     )?;
 
-    let expect = expect::load_expect(&src, raw.expect.as_ref())?;
+    let expect = expect::load_expect(&src, raw.expect.as_ref(), &buffers)?;
 
     Ok(Scenario {
         origin,
