@@ -9,6 +9,7 @@
 //! there), then one module per section (`machine`, `memory`, `constants`,
 //! `inputs`, `program`, `expect`) turning raw values into checked ones.
 
+mod args;
 mod constants;
 mod error;
 mod expect;
