@@ -335,3 +335,119 @@ fn lay_out(
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffers() -> Vec<BufferSpec> {
+        let b = |name: &str, base| BufferSpec {
+            name: name.into(),
+            ty: ElemType::F32,
+            len: 4,
+            base,
+            init: vec![0; 16],
+        };
+        vec![b("data", 0x10_0000), b("out", 0x10_0200)]
+    }
+
+    /// Bank 0 for `args: YAML` on `sm` with `params`, or the error message.
+    fn bank(
+        sm: u32,
+        yaml: &str,
+        params: Option<&[ParamType]>,
+        reads: &[(u32, u32)],
+    ) -> Result<BTreeMap<u32, u32>, String> {
+        let text = format!("args: {yaml}\n");
+        let src = SourceFile {
+            file: "t.yaml".into(),
+            text: &text,
+        };
+        let raw: BTreeMap<String, Spanned<Node>> =
+            serde_saphyr::from_str(&text).map_err(|e| e.to_string())?;
+        let launch = LaunchSpec {
+            blocks: 3,
+            block_dim: 64,
+            shared_bytes: 0,
+        };
+        let args = load_args(&src, raw.get("args"), &buffers()).map_err(|e| e.message)?;
+        let reads: BTreeMap<u32, u32> = reads.iter().copied().collect();
+        abi_bank(&src, Pos::top(), sm, &launch, params, &reads, &args).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn sm_90_pointers_and_an_int_where_the_abi_puts_them() {
+        // `_Z6kernelPfS_i`: float*, float*, int. By hand: data at
+        // 0x7f00_0010_0000 = words 0x0010_0000, 0x7f00 at 0x210/0x214; out
+        // (0x10_0200) at 0x218/0x21c; 1000003 at 0x220.
+        let params = abi::mangled_params("_Z6kernelPfS_i").expect("demangles");
+        let b = bank(90, "[data, out, 1000003]", Some(&params), &[]).expect("lays out");
+        let want: BTreeMap<u32, u32> = [
+            (0x0, 64),
+            (0x4, 1),
+            (0x8, 1),
+            (0xc, 3),
+            (0x10, 1),
+            (0x14, 1),
+            (0x28, abi::LOCAL_BYTES),
+            (0x208, 0),
+            (0x20c, 0),
+            (0x210, 0x0010_0000),
+            (0x214, 0x7f00),
+            (0x218, 0x0010_0200),
+            (0x21c, 0x7f00),
+            (0x220, 1_000_003),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(b, want);
+    }
+
+    #[test]
+    fn sm_100_moves_everything_and_structs_align_like_c() {
+        // sm_100: block dims at 0x360, grid at 0x370, SP 0x37c, params
+        // 0x380. `struct {int a; double b;}` by value is 16 bytes, b at +8:
+        // 7 at 0x380, 2.5 = 0x4004_0000_0000_0000 at 0x388; then the
+        // pointer at 0x390; then a u8 0xff at 0x398.
+        let b = bank(100, "[[7, {f64: 2.5}], out, {u8: 255}]", None, &[]).expect("lays out");
+        assert_eq!(b.get(&0x360), Some(&64));
+        assert_eq!(b.get(&0x370), Some(&3));
+        assert_eq!(b.get(&0x37c), Some(&abi::LOCAL_BYTES));
+        assert_eq!(b.get(&0x380), Some(&7));
+        assert_eq!(b.get(&0x384), Some(&0));
+        assert_eq!(b.get(&0x388), Some(&0));
+        assert_eq!(b.get(&0x38c), Some(&0x4004_0000));
+        assert_eq!(b.get(&0x390), Some(&0x0010_0200));
+        assert_eq!(b.get(&0x394), Some(&0x7f00));
+        assert_eq!(b.get(&0x398), Some(&0xff));
+        assert_eq!(b.get(&0x0), None, "no sm_90 block dims on sm_100");
+    }
+
+    #[test]
+    fn extern_c_integers_follow_the_listings_reads() {
+        // `extern "C" k(int *p, long n, float x)` read as LDC.64 at 0x218:
+        // n is 8 bytes at 0x218, x (1.5f = 0x3fc0_0000) at 0x220.
+        let b = bank(90, "[data, 5, 1.5]", None, &[(0x210, 8), (0x218, 8)]).expect("lays out");
+        assert_eq!(b.get(&0x218), Some(&5));
+        assert_eq!(b.get(&0x21c), Some(&0));
+        assert_eq!(b.get(&0x220), Some(&0x3fc0_0000));
+        // Without the wide read, n is 4 bytes and x follows at 0x21c.
+        let b = bank(90, "[data, 5, 1.5]", None, &[]).expect("lays out");
+        assert_eq!(b.get(&0x21c), Some(&0x3fc0_0000));
+    }
+
+    #[test]
+    fn mismatches_are_errors() {
+        let params = abi::mangled_params("_Z6kernelPfS_i").expect("demangles");
+        let e = bank(90, "[data, out]", Some(&params), &[]).unwrap_err();
+        assert!(e.contains("takes 3 parameters, `args` gives 2"), "{e}");
+        let e = bank(90, "[data, out, 2.5]", Some(&params), &[]).unwrap_err();
+        assert!(e.contains("4-byte integer"), "{e}");
+        let e = bank(90, "[dat, out, 1]", Some(&params), &[]).unwrap_err();
+        assert!(e.contains("`dat` in `args.0` is not a buffer"), "{e}");
+        let e = bank(90, "[{u8: 256}]", None, &[]).unwrap_err();
+        assert!(e.contains("does not fit in 1 bytes"), "{e}");
+        let e = bank(70, "[]", None, &[]).unwrap_err();
+        assert!(e.contains("sm_70"), "{e}");
+    }
+}
