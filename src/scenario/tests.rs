@@ -423,7 +423,7 @@ fn typed_buffers_take_their_element_size() {
     let s = load(
         "name: t
 memory:
-  a: {type: f64, len: 3, init: \"i * 1.5\"}
+  a: {type: f64, len: 40, init: \"i * 1.5\"}
   b: {type: u8, init: [1, 255, -1]}
   c: {type: i16, len: 2, init: \"-1 - i\"}
   d: {type: u64, init: [18446744073709551615]}
@@ -438,12 +438,13 @@ program: EXIT
     assert_eq!(
         layout,
         [
-            // 3 x 8 = 24 bytes: ends at 0x100018, + 0x100 rounds to 0x100200.
-            (ElemType::F64, 3, 24, 0x10_0000),
-            // 3 bytes: ends at 0x100203; + 0x100 = 0x100303 -> 0x100400.
-            (ElemType::U8, 3, 3, 0x10_0200),
-            (ElemType::I16, 2, 4, 0x10_0400),
-            (ElemType::U64, 1, 8, 0x10_0600),
+            // 40 x 8 = 0x140 bytes: ends at 0x100140, + 0x100 rounds to
+            // 0x100300 (4-byte elements would end at 0x1000a0: 0x100200).
+            (ElemType::F64, 40, 320, 0x10_0000),
+            // 3 bytes: ends at 0x100303; + 0x100 = 0x100403 -> 0x100500.
+            (ElemType::U8, 3, 3, 0x10_0300),
+            (ElemType::I16, 2, 4, 0x10_0500),
+            (ElemType::U64, 1, 8, 0x10_0700),
         ]
     );
     // 1.5 as f64 is 0x3FF8_0000_0000_0000; 3.0 is 0x4008_0000_0000_0000.
