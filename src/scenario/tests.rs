@@ -448,8 +448,14 @@ program: EXIT
         ]
     );
     // 1.5 as f64 is 0x3FF8_0000_0000_0000; 3.0 is 0x4008_0000_0000_0000.
-    assert_eq!(&s.buffers[0].init[8..16], &0x3FF8_0000_0000_0000u64.to_le_bytes());
-    assert_eq!(&s.buffers[0].init[16..24], &0x4008_0000_0000_0000u64.to_le_bytes());
+    assert_eq!(
+        &s.buffers[0].init[8..16],
+        &0x3FF8_0000_0000_0000u64.to_le_bytes()
+    );
+    assert_eq!(
+        &s.buffers[0].init[16..24],
+        &0x4008_0000_0000_0000u64.to_le_bytes()
+    );
     // -1 in a u8 is 0xff.
     assert_eq!(s.buffers[1].init, [1, 255, 255]);
     // -1, -2 as i16: 0xffff, 0xfffe.
@@ -466,7 +472,10 @@ fn typed_buffer_ranges_are_located_errors() {
     .unwrap_err();
     // `256` is on line 3, column 27 (the `[` is column 23).
     assert_eq!((e.line, e.column), (3, 27), "{e}");
-    assert!(e.message.contains("256 does not fit in u8 (0 to 255)"), "{e}");
+    assert!(
+        e.message.contains("256 does not fit in u8 (0 to 255)"),
+        "{e}"
+    );
     let e = Scenario::from_text(
         "name: t\nmemory:\n  b: {type: i8, len: 300, init: \"i\"}\nprogram: EXIT\n",
         Origin::Builtin("test".into()),
@@ -494,8 +503,15 @@ expect:
             .unwrap_err()
             .to_string()
     };
-    let e = err("name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.ot.0: 1\n");
-    assert!(e.contains("names no buffer `ot`") && e.contains("did you mean `out`?"), "{e}");
-    let e = err("name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.out.4: 1\n");
+    let e = err(
+        "name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.ot.0: 1\n",
+    );
+    assert!(
+        e.contains("names no buffer `ot`") && e.contains("did you mean `out`?"),
+        "{e}"
+    );
+    let e = err(
+        "name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.out.4: 1\n",
+    );
     assert!(e.contains("has 4 elements"), "{e}");
 }
