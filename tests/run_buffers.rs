@@ -30,11 +30,10 @@ expect:
 fn run(text: &str, args: &[&str]) -> (i32, String, String) {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_buffers");
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    // One file per distinct text: the tests run in parallel.
-    let tag: u64 = text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
-    let file = dir.join(format!("s{tag:016x}.yaml"));
+    // One file per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("s{}-{n}.yaml", std::process::id()));
     std::fs::write(&file, text).expect("write scenario");
     let o = Command::new(support::BIN)
         .arg("run")
