@@ -87,6 +87,8 @@ fn leaves(v: &Value, path: &str, pattern: &str, out: &mut Vec<(String, String, b
             for (k, x) in map {
                 let pat = if pattern == "ncu" {
                     "ncu.*".into()
+                } else if pattern == "buffers" {
+                    "buffers.*".into()
                 } else {
                     join(pattern, k)
                 };
@@ -113,12 +115,12 @@ fn every_report_key_is_in_the_schema_and_every_schema_key_in_a_report() {
     std::fs::write(&stopped, STOPPED_MID_SPLIT).expect("write scenario");
     // Between them: branches, global memory, expect: and four warps
     // (divergent-loop); shared memory (warp-reduce-race); faults, hazards
-    // (FAULTS_AND_HAZARDS); a run that stopped early with its warp still
+    // (FAULTS_AND_HAZARDS, with its buffer's final contents); a run that stopped early with its warp still
     // holding a group and a convergence barrier (STOPPED_MID_SPLIT).
     let runs = [
         report(&["divergent-loop"]),
         report(&["warp-reduce-race"]),
-        report(&[faulting.to_str().expect("UTF-8 path")]),
+        report(&[faulting.to_str().expect("UTF-8 path"), "--buffers", "all"]),
         report(&[stopped.to_str().expect("UTF-8 path")]),
     ];
     let mut all = Vec::new();

@@ -367,7 +367,7 @@ fn buffer_without_type() {
         3,
         &[
             "buffer `a` needs a `type`",
-            "= expected: `type:` one of u32, i32, f32",
+            "= expected: `type:` one of u8, i8, u16, i16, u32, i32, u64, i64, f32, f64",
         ],
     );
 }

@@ -89,6 +89,157 @@ pub fn constant_bank(sm: u32) -> Option<ConstantBank> {
         .map(|(_, layout)| *layout)
 }
 
+/// Bytes of local memory each thread's stack has: the driver's value of
+/// the stack pointer in bank 0 (local addresses run from 0 to this, and
+/// the stack grows down from it).
+pub const LOCAL_BYTES: u32 = 0x4000;
+
+/// The 64-bit global memory descriptor bank 0 holds from Ampere on. Real
+/// drivers put an opaque handle there; the simulator ignores `desc[..]`,
+/// so any fixed value does: this one.
+pub const MEMORY_DESCRIPTOR: u64 = 0;
+
+/// A kernel parameter's type, as far as laying it out needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamType {
+    /// An integer of `size` bytes (`bool`, `char` ... `__int128`).
+    Int { size: u32, signed: bool },
+    /// `float` (4) or `double` (8).
+    Float { size: u32 },
+    /// Any pointer: 8 bytes.
+    Pointer,
+    /// A struct or class passed by value: its name; the symbol does not
+    /// say its size.
+    Struct(String),
+}
+
+impl ParamType {
+    /// Size and alignment in bytes, when the type alone says.
+    pub fn size(&self) -> Option<u32> {
+        match self {
+            ParamType::Int { size, .. } | ParamType::Float { size } => Some(*size),
+            ParamType::Pointer => Some(8),
+            ParamType::Struct(_) => None,
+        }
+    }
+}
+
+/// The parameter types of an Itanium-mangled function symbol
+/// (`_Z6kernelPfS_i` → `float*, float*, int`), for a plain (not nested,
+/// not templated) name whose parameters are builtin types, pointers,
+/// cv-qualified types, struct names and substitutions (`S_`, `S0_` ...).
+/// `None` for an unmangled (`extern "C"`) symbol or anything else.
+pub fn mangled_params(symbol: &str) -> Option<Vec<ParamType>> {
+    let rest = symbol.strip_prefix("_Z")?;
+    let mut d = Demangler {
+        s: rest.as_bytes(),
+        at: 0,
+        subs: Vec::new(),
+    };
+    d.source_name()?;
+    let mut out = Vec::new();
+    while d.at < d.s.len() {
+        // `v` alone is an empty parameter list.
+        if d.s[d.at] == b'v' && d.at + 1 == d.s.len() && out.is_empty() {
+            d.at += 1;
+            break;
+        }
+        out.push(d.ty()?);
+    }
+    Some(out)
+}
+
+struct Demangler<'a> {
+    s: &'a [u8],
+    at: usize,
+    /// Substitution candidates in the order they appear.
+    subs: Vec<ParamType>,
+}
+
+impl Demangler<'_> {
+    /// `<length><identifier>`.
+    fn source_name(&mut self) -> Option<String> {
+        let start = self.at;
+        while self.s.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        let n: usize = std::str::from_utf8(&self.s[start..self.at])
+            .ok()?
+            .parse()
+            .ok()?;
+        let end = self.at.checked_add(n)?;
+        let name = std::str::from_utf8(self.s.get(self.at..end)?).ok()?;
+        self.at = end;
+        Some(name.to_string())
+    }
+
+    fn ty(&mut self) -> Option<ParamType> {
+        let c = *self.s.get(self.at)?;
+        let int = |size, signed| Some(ParamType::Int { size, signed });
+        let builtin = match c {
+            b'b' | b'h' => int(1, false),
+            b'c' | b'a' => int(1, true),
+            b's' => int(2, true),
+            b't' => int(2, false),
+            b'i' => int(4, true),
+            b'j' => int(4, false),
+            b'l' | b'x' => int(8, true),
+            b'm' | b'y' => int(8, false),
+            b'n' => int(16, true),
+            b'o' => int(16, false),
+            b'f' => Some(ParamType::Float { size: 4 }),
+            b'd' => Some(ParamType::Float { size: 8 }),
+            _ => None,
+        };
+        if let Some(t) = builtin {
+            self.at += 1;
+            return Some(t);
+        }
+        match c {
+            b'P' => {
+                self.at += 1;
+                self.ty()?;
+                self.subs.push(ParamType::Pointer);
+                Some(ParamType::Pointer)
+            }
+            // const, volatile, restrict: the same layout, a candidate of
+            // its own.
+            b'K' | b'V' | b'r' => {
+                self.at += 1;
+                let t = self.ty()?;
+                self.subs.push(t.clone());
+                Some(t)
+            }
+            b'0'..=b'9' => {
+                let t = ParamType::Struct(self.source_name()?);
+                self.subs.push(t.clone());
+                Some(t)
+            }
+            b'S' => {
+                self.at += 1;
+                // `S_` is candidate 0, `S<base-36 n>_` candidate n + 1.
+                let mut n: usize = 0;
+                let mut digits = false;
+                loop {
+                    let c = *self.s.get(self.at)?;
+                    self.at += 1;
+                    let v = match c {
+                        b'_' => break,
+                        b'0'..=b'9' => c - b'0',
+                        b'A'..=b'Z' => c - b'A' + 10,
+                        _ => return None,
+                    };
+                    n = n.checked_mul(36)?.checked_add(usize::from(v))?;
+                    digits = true;
+                }
+                let index = if digits { n + 1 } else { 0 };
+                self.subs.get(index).cloned()
+            }
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -202,6 +353,53 @@ mod tests {
     #[test]
     fn sm_120() {
         check("sm_120", 120);
+    }
+
+    #[test]
+    fn mangled_parameter_lists() {
+        use ParamType::*;
+        let f32_ = Float { size: 4 };
+        let i32_ = Int {
+            size: 4,
+            signed: true,
+        };
+        // By hand from the Itanium ABI: Pf float*, S_ the first candidate
+        // (float*), i int.
+        assert_eq!(
+            mangled_params("_Z6kernelPfS_i"),
+            Some(vec![Pointer, Pointer, i32_.clone()])
+        );
+        // The probe kernel `params(unsigned *, unsigned, unsigned long long)`.
+        assert_eq!(
+            mangled_params("_Z6paramsPjjy"),
+            Some(vec![
+                Pointer,
+                Int {
+                    size: 4,
+                    signed: false
+                },
+                Int {
+                    size: 8,
+                    signed: false
+                }
+            ])
+        );
+        // PKf: candidates Kf (S_), PKf (S0_); a struct name is one too.
+        assert_eq!(
+            mangled_params("_Z1kPKfS0_4PairS1_d"),
+            Some(vec![
+                Pointer,
+                Pointer,
+                Struct("Pair".into()),
+                Struct("Pair".into()),
+                Float { size: 8 }
+            ])
+        );
+        assert_eq!(mangled_params("_Z4noopv"), Some(vec![]));
+        assert_eq!(mangled_params("_Z1kfS_"), None, "no candidate yet");
+        assert_eq!(mangled_params("extern_c_kernel"), None);
+        assert_eq!(mangled_params("_ZN2ns1kEv"), None, "nested names");
+        let _ = f32_;
     }
 
     #[test]

@@ -54,8 +54,9 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Some(Command::Run {
             scenario,
             format,
+            buffers,
             overrides,
-        }) => Ok(run(&scenario, format, &overrides)),
+        }) => Ok(run(&scenario, format, buffers.as_deref(), &overrides)),
         Some(Command::Check {
             scenarios,
             controls,
@@ -117,14 +118,58 @@ fn load(arg: &str) -> Option<Scenario> {
 
 /// Runs a scenario to the end and builds its checked report.
 pub fn run_report(sc: Scenario) -> Result<Report, String> {
+    run_report_with(sc, None)
+}
+
+/// [`run_report`], with the final contents of the named buffers (see
+/// [`buffer_names`]) in the report.
+pub fn run_report_with(sc: Scenario, buffers: Option<&[String]>) -> Result<Report, String> {
     let expect = sc.expect.clone();
     let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
     // A run that stops early still reports what it did.
     let _ = m.run();
     let mut r = Report::new(&sc, &m);
+    if let Some(names) = buffers {
+        r = r.with_buffers(&sc, &m, names);
+    }
     r.check_expectations(&expect);
     Ok(r)
+}
+
+/// The buffers `run --buffers ARG` names, in the order given (`all`: every
+/// buffer in file order), or why not: a name the scenario has no buffer of.
+pub fn buffer_names(sc: &Scenario, arg: &str) -> Result<Vec<String>, String> {
+    let known: Vec<&str> = sc.buffers.iter().map(|b| b.name.as_str()).collect();
+    if arg.trim() == "all" {
+        return Ok(known.iter().map(|n| n.to_string()).collect());
+    }
+    let mut out: Vec<String> = Vec::new();
+    for name in arg.split(',').map(str::trim) {
+        if name.is_empty() {
+            return Err(format!(
+                "--buffers `{arg}`: an empty name; give comma-separated buffer names or `all`"
+            ));
+        }
+        if !known.contains(&name) {
+            let have = if known.is_empty() {
+                "the scenario has no buffers".to_string()
+            } else {
+                format!("its buffers are {}", known.join(", "))
+            };
+            let near = crate::expr::spelling::did_you_mean(name, known.iter().copied())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            return Err(format!(
+                "--buffers: `{}` has no buffer `{name}`: {have}{near}",
+                sc.origin
+            ));
+        }
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// Every combination of the overridden machine keys, each applied to a
@@ -232,8 +277,15 @@ pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)
     Ok(out)
 }
 
-fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
+fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
     let Some(sc) = load(arg) else { return 2 };
+    let buffers = match buffers.map(|b| buffer_names(&sc, b)).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            errln!("error: {e}");
+            return 2;
+        }
+    };
     let base_machine = sc.machine.clone();
     let vars = match variants(&sc, o) {
         Ok(v) => v,
@@ -249,7 +301,7 @@ fn run(arg: &str, format: Format, o: &Overrides) -> i32 {
         if sc.machine != base_machine {
             sc.expect.clear();
         }
-        match run_report(sc) {
+        match run_report_with(sc, buffers.as_deref()) {
             Ok(r) => reports.push((label, r)),
             Err(e) => {
                 errln!("{e}");

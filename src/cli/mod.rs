@@ -120,6 +120,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        /// Add the final contents of these buffers to the report
+        /// (comma-separated names of `memory:`, or `all`).
+        #[arg(long, value_name = "NAMES|all")]
+        buffers: Option<String>,
         #[command(flatten)]
         overrides: Overrides,
     },

@@ -105,12 +105,75 @@ impl Default for Launch {
     }
 }
 
-/// Element type of a global buffer (how frontends show its words).
+/// Element type of a global buffer (how frontends show its elements, and
+/// how many bytes each takes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElemType {
     U32,
     I32,
     F32,
+    U8,
+    I8,
+    U16,
+    I16,
+    U64,
+    I64,
+    F64,
+}
+
+impl ElemType {
+    /// Every type with its name in scenario files, in the order docs list them.
+    pub const ALL: [(&'static str, ElemType); 10] = [
+        ("u8", ElemType::U8),
+        ("i8", ElemType::I8),
+        ("u16", ElemType::U16),
+        ("i16", ElemType::I16),
+        ("u32", ElemType::U32),
+        ("i32", ElemType::I32),
+        ("u64", ElemType::U64),
+        ("i64", ElemType::I64),
+        ("f32", ElemType::F32),
+        ("f64", ElemType::F64),
+    ];
+
+    /// Bytes per element: 1, 2, 4 or 8.
+    pub fn size(self) -> u32 {
+        match self {
+            ElemType::U8 | ElemType::I8 => 1,
+            ElemType::U16 | ElemType::I16 => 2,
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            ElemType::U64 | ElemType::I64 | ElemType::F64 => 8,
+        }
+    }
+
+    /// The name scenario files use (`u8` ... `f64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::U8 => "u8",
+            ElemType::I8 => "i8",
+            ElemType::U16 => "u16",
+            ElemType::I16 => "i16",
+            ElemType::U32 => "u32",
+            ElemType::I32 => "i32",
+            ElemType::U64 => "u64",
+            ElemType::I64 => "i64",
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+        }
+    }
+
+    /// Floating point (`f32`, `f64`).
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemType::F32 | ElemType::F64)
+    }
+
+    /// Signed integers.
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
+        )
+    }
 }
 
 /// A global buffer, laid out and initialised.
@@ -118,12 +181,20 @@ pub enum ElemType {
 pub struct BufferSpec {
     pub name: String,
     pub ty: ElemType,
-    /// Elements (4 bytes each).
+    /// Elements (`ty.size()` bytes each).
     pub len: u32,
     /// Base address: 256-aligned, buffers apart so that an overrun faults.
     pub base: u32,
-    /// Initial contents, little-endian, `len * 4` bytes.
+    /// Initial contents, little-endian, [`BufferSpec::bytes`] bytes.
     pub init: Vec<u8>,
+}
+
+impl BufferSpec {
+    /// Size in bytes: `len` elements of `ty.size()` bytes (saturating; a
+    /// scenario bounds it far below `u32::MAX`).
+    pub fn bytes(&self) -> u32 {
+        self.len.saturating_mul(self.ty.size())
+    }
 }
 
 /// Where a thread's initial value goes.

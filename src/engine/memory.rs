@@ -63,7 +63,7 @@ impl GlobalMemory {
         let mut buffers: Vec<Buffer> = specs
             .iter()
             .map(|b| {
-                let len = b.len.saturating_mul(4);
+                let len = b.bytes();
                 let mut pages = Vec::with_capacity((len as usize).div_ceil(PAGE));
                 // Untouched zero pages share one page until written.
                 let zero = Arc::new([0u8; PAGE]);

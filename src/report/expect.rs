@@ -42,10 +42,20 @@ fn number(x: f64) -> Value {
 pub fn check(report: &Value, e: &Expectation) -> ExpectResult {
     let actual = lookup(report, &e.key).cloned().unwrap_or(Value::Null);
     let n = actual.as_f64();
-    let (expected, ok) = match e.check {
-        Check::Equal(x) => (number(x), n.is_some_and(|a| (a - x).abs() <= TOLERANCE)),
+    let (expected, ok) = match &e.check {
+        Check::List(xs) => {
+            let ok = actual.as_array().is_some_and(|items| {
+                items.len() == xs.len()
+                    && items
+                        .iter()
+                        .zip(xs)
+                        .all(|(a, x)| a.as_f64().is_some_and(|a| (a - x).abs() <= TOLERANCE))
+            });
+            (Value::Array(xs.iter().map(|x| number(*x)).collect()), ok)
+        }
+        &Check::Equal(x) => (number(x), n.is_some_and(|a| (a - x).abs() <= TOLERANCE)),
         Check::Null => (Value::Null, actual.is_null()),
-        Check::Range { min, max } => {
+        &Check::Range { min, max } => {
             let mut m = serde_json::Map::new();
             if let Some(v) = min {
                 m.insert("min".into(), number(v));

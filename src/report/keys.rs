@@ -89,6 +89,7 @@ const GROUPS: &[&str] = &[
     "ncu",
     "faults",
     "hazards",
+    "buffers",
 ];
 
 /// Report keys that `expect:` cannot name, as patterns (`N` for a list
@@ -133,6 +134,7 @@ pub fn accepted() -> Vec<String> {
     group("faults.N", FAULT);
     group("hazards.N", HAZARD);
     out.push("ncu.*".into());
+    out.push("buffers.*.N".into());
     out
 }
 
@@ -189,6 +191,7 @@ pub fn validate(path: &str) -> Result<(), String> {
                         "warps" => "0.issued",
                         "pcs" => "0.executions",
                         "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
+                        "buffers" => "out.0",
                         _ => "wait",
                     }
                 )
@@ -201,6 +204,12 @@ pub fn validate(path: &str) -> Result<(), String> {
         ["stalls", k] => one_of(k, &stall_names, "stalls."),
         ["stalls_profiled", k] => one_of(k, &stall_names, "stalls_profiled."),
         ["ncu", _, ..] => Ok(()),
+        // A buffer's elements (`run --buffers`): the whole list, or one.
+        ["buffers", _] => Ok(()),
+        ["buffers", _, i] if i.parse::<usize>().is_ok() => Ok(()),
+        ["buffers", name, other, ..] => Err(format!(
+            "`{path}`: expected `buffers.{name}` or `buffers.{name}.INDEX`, not `.{other}`"
+        )),
         ["warps", rest @ ..] => indexed(rest, WARP, "warps", true),
         ["pcs", rest @ ..] => indexed(rest, PC, "pcs", true),
         ["faults", rest @ ..] => indexed(rest, FAULT, "faults", false),

@@ -177,6 +177,83 @@ pub struct Report {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<Vec<ExpectResult>>,
+    /// Final contents of the buffers `run --buffers` asked for, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffers: Option<serde_json::Map<String, Value>>,
+    /// Final contents of the buffers `expect:` names, for checking only
+    /// (not part of the report unless asked for).
+    #[serde(skip)]
+    pub expect_buffers: serde_json::Map<String, Value>,
+}
+
+/// The final contents of buffer `b`, one JSON value per element: integers
+/// exactly, floats as numbers (`f32` widened to `f64` exactly), and the
+/// floats JSON has no number for as the strings `NaN`, `inf`, `-inf`.
+pub fn buffer_values(b: &crate::engine::BufferSpec, bytes: &[u8]) -> Vec<Value> {
+    use crate::engine::ElemType;
+    let size = b.ty.size() as usize;
+    let float = |f: f64| {
+        serde_json::Number::from_f64(f).map_or_else(
+            || {
+                Value::from(if f.is_nan() {
+                    "NaN"
+                } else if f > 0.0 {
+                    "inf"
+                } else {
+                    "-inf"
+                })
+            },
+            Value::Number,
+        )
+    };
+    bytes
+        .chunks_exact(size)
+        .take(b.len as usize)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..size].copy_from_slice(c);
+            let bits = u64::from_le_bytes(w);
+            match b.ty {
+                ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => Value::from(bits),
+                ElemType::I8 => Value::from(bits as u8 as i8),
+                ElemType::I16 => Value::from(bits as u16 as i16),
+                ElemType::I32 => Value::from(bits as u32 as i32),
+                ElemType::I64 => Value::from(bits as i64),
+                ElemType::F32 => float(f64::from(f32::from_bits(bits as u32))),
+                ElemType::F64 => float(f64::from_bits(bits)),
+            }
+        })
+        .collect()
+}
+
+/// The buffer names of `expect:` keys `buffers.NAME...`.
+fn expected_buffers(sc: &Scenario) -> Vec<&str> {
+    let mut names: Vec<&str> = sc
+        .expect
+        .iter()
+        .filter_map(|e| e.key.strip_prefix("buffers."))
+        .map(|rest| rest.split('.').next().unwrap_or(rest))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The named buffers' final contents in `m`.
+fn buffer_map<'a>(
+    sc: &Scenario,
+    m: &Machine,
+    names: impl IntoIterator<Item = &'a str>,
+) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    for name in names {
+        if let (Some(spec), Some(bytes)) =
+            (sc.buffers.iter().find(|b| b.name == name), m.buffer(name))
+        {
+            out.insert(name.to_string(), Value::Array(buffer_values(spec, &bytes)));
+        }
+    }
+    out
 }
 
 fn convergence_name(c: Convergence) -> &'static str {
@@ -365,7 +442,16 @@ impl Report {
                 .collect(),
             error: m.error().map(|e| e.to_string()),
             expect: None,
+            buffers: None,
+            expect_buffers: buffer_map(sc, m, expected_buffers(sc)),
         }
+    }
+
+    /// Adds the final contents of the named buffers (names the scenario
+    /// has; others are left out, so check them first) to the report.
+    pub fn with_buffers(mut self, sc: &Scenario, m: &Machine, names: &[String]) -> Report {
+        self.buffers = Some(buffer_map(sc, m, names.iter().map(String::as_str)));
+        self
     }
 
     /// The report as a JSON value.
@@ -379,7 +465,19 @@ impl Report {
         if exp.is_empty() {
             return true;
         }
-        let value = self.to_value();
+        let mut value = self.to_value();
+        if !self.expect_buffers.is_empty()
+            && let Some(obj) = value.as_object_mut()
+        {
+            let entry = obj
+                .entry("buffers")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Some(map) = entry.as_object_mut() {
+                for (k, v) in &self.expect_buffers {
+                    map.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
         let results: Vec<ExpectResult> = exp.iter().map(|e| expect::check(&value, e)).collect();
         let ok = results.iter().all(|r| r.ok);
         self.expect = Some(results);

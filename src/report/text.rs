@@ -188,6 +188,20 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    if let Some(buffers) = &r.buffers {
+        let _ = writeln!(o, "\nbuffers (final contents)");
+        for (name, values) in buffers {
+            let items: Vec<String> = values
+                .as_array()
+                .map(|a| a.iter().map(element).collect())
+                .unwrap_or_default();
+            let _ = writeln!(o, "  {name} ({} elements)", items.len());
+            // Eight elements a line, each line led by its first index.
+            for (row, chunk) in items.chunks(8).enumerate() {
+                let _ = writeln!(o, "    [{:>4}] {}", row * 8, chunk.join(" "));
+            }
+        }
+    }
     if let Some(results) = &r.expect {
         let _ = writeln!(o, "\nexpect");
         for e in results {
@@ -202,6 +216,15 @@ pub fn render(r: &Report) -> String {
         }
     }
     o
+}
+
+/// One buffer element as text: numbers as JSON writes them, the strings
+/// standing for NaN and infinities without quotes.
+fn element(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Scenario text with control, bidi and zero-width characters shown as

@@ -40,7 +40,13 @@ pub(super) fn load_constants(
             bank.insert(offset, word);
         }
     }
-    // blockDim.xyz at 0x0..0x8 and gridDim.xyz at 0xc..0x14, as in the ABI.
+    Ok(bank)
+}
+
+/// The launch dimensions a program without an architecture finds in bank
+/// 0 unless `constants:` sets them: blockDim.xyz at 0x0..0x8 and
+/// gridDim.xyz at 0xc..0x14, as in the ABI up to sm_90.
+pub(super) fn legacy_defaults(bank: &mut BTreeMap<u32, u32>, launch: &LaunchSpec) {
     let defaults = [
         (0x0, launch.block_dim),
         (0x4, 1),
@@ -52,7 +58,6 @@ pub(super) fn load_constants(
     for (offset, value) in defaults {
         bank.entry(offset).or_insert(value);
     }
-    Ok(bank)
 }
 
 /// A byte offset: a YAML integer (`0x160`, `352`) or such a string.

@@ -5,12 +5,13 @@ use serde_saphyr::Spanned;
 
 use super::error::{Pos, SourceFile};
 use super::raw::{Node, Ordered};
-use super::{Check, Expectation, LoadError};
+use super::{BufferSpec, Check, Expectation, LoadError};
 use crate::expr::spelling::did_you_mean;
 
 pub(super) fn load_expect(
     src: &SourceFile<'_>,
     raw: Option<&Spanned<Ordered<Node>>>,
+    buffers: &[BufferSpec],
 ) -> Result<Vec<Expectation>, LoadError> {
     let Some(raw) = raw else {
         return Ok(Vec::new());
@@ -35,7 +36,11 @@ pub(super) fn load_expect(
                 .error(pos, &key_path, why)
                 .expected("a report key (see `warpstep run FILE --format json`)"));
         }
+        let buffer = buffer_key(src, pos, &key_path, &path, buffers)?;
         let check = match &value.value {
+            Node::Seq(items) if buffer == Some(BufferKey::Whole) => {
+                Check::List(list(src, &key_path, items)?)
+            }
             Node::Int(v) => Check::Equal(*v as f64),
             Node::Float(f) if f.is_finite() => Check::Equal(*f),
             Node::Null => Check::Null,
@@ -47,7 +52,11 @@ pub(super) fn load_expect(
                         &key_path,
                         format!("`{key_path}` cannot be checked against {}", other.kind()),
                     )
-                    .expected("a number, `null`, or `{min: .., max: ..}`"));
+                    .expected(if buffer == Some(BufferKey::Whole) {
+                        "a list of numbers, one per element"
+                    } else {
+                        "a number, `null`, or `{min: .., max: ..}`"
+                    }));
             }
         };
         out.push(Expectation {
@@ -58,6 +67,81 @@ pub(super) fn load_expect(
         });
     }
     Ok(out)
+}
+
+/// What a `buffers.` key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BufferKey {
+    /// `buffers.NAME`: the whole buffer, checked against a list.
+    Whole,
+    /// `buffers.NAME.INDEX`.
+    Element,
+}
+
+/// Checks a `buffers.NAME[.INDEX]` key against the scenario's buffers:
+/// the name must be one of them and the index inside it.
+fn buffer_key(
+    src: &SourceFile<'_>,
+    pos: Pos,
+    key_path: &str,
+    path: &str,
+    buffers: &[BufferSpec],
+) -> Result<Option<BufferKey>, LoadError> {
+    let Some(rest) = path.strip_prefix("buffers.") else {
+        return Ok(None);
+    };
+    let mut parts = rest.split('.');
+    let name = parts.next().unwrap_or("");
+    let Some(b) = buffers.iter().find(|b| b.name == name) else {
+        let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+        return Err(src
+            .error(
+                pos,
+                key_path,
+                format!("`{key_path}` names no buffer `{name}`"),
+            )
+            .expected(if names.is_empty() {
+                "a buffer of `memory:` (this scenario has none)".to_string()
+            } else {
+                format!("one of the buffers of `memory:`: {}", names.join(", "))
+            })
+            .hint(did_you_mean(name, names.iter().copied())));
+    };
+    match parts.next() {
+        None => Ok(Some(BufferKey::Whole)),
+        Some(i) => match i.parse::<u64>() {
+            Ok(i) if i < u64::from(b.len) => Ok(Some(BufferKey::Element)),
+            _ => Err(src
+                .error(
+                    pos,
+                    key_path,
+                    format!("`{key_path}`: buffer `{name}` has {} elements", b.len),
+                )
+                .expected(format!("an index from 0 to {}", b.len.saturating_sub(1)))),
+        },
+    }
+}
+
+/// The numbers of a whole-buffer check.
+fn list(
+    src: &SourceFile<'_>,
+    key_path: &str,
+    items: &[Spanned<Node>],
+) -> Result<Vec<f64>, LoadError> {
+    items
+        .iter()
+        .map(|item| match &item.value {
+            Node::Int(v) => Ok(*v as f64),
+            Node::Float(f) if f.is_finite() => Ok(*f),
+            other => Err(src
+                .error(
+                    Pos::of(item),
+                    key_path,
+                    format!("`{key_path}` lists {}, not a number", other.kind()),
+                )
+                .expected("a number per element")),
+        })
+        .collect()
 }
 
 /// Names and indices separated by single dots.

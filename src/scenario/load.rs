@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::error::{Pos, SourceFile};
 use super::raw::{Node, RawScenario};
 use super::{
-    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, constants, expect,
-    inputs, leaf, machine, memory, program,
+    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, args, constants,
+    expect, inputs, leaf, machine, memory, program,
 };
 use crate::asm::Program;
 use crate::engine::{Kernel, Launch};
@@ -78,7 +78,8 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let machine = machine::load_machine(&src, raw.machine.as_ref())?;
     let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
     let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
-    let constants = constants::load_constants(&src, raw.constants.as_ref(), &launch, &buffers)?;
+    let mut constants = constants::load_constants(&src, raw.constants.as_ref(), &launch, &buffers)?;
+    let args = args::load_args(&src, raw.args.as_ref(), &buffers)?;
     let inputs = inputs::load_inputs(
         &src,
         raw.inputs.as_ref(),
@@ -96,6 +97,36 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let program_text = leaf::string(&src, program_leaf, "program")?;
     let anchor = program::anchor(&src, program_leaf, &program_text);
     let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
+    let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
+    match program.arch {
+        // The driver's bank 0 under the explicit `constants:`.
+        Some(sm) => {
+            let params = kernel_symbol(&program_text)
+                .as_deref()
+                .and_then(crate::asm::abi::mangled_params);
+            let reads = args::reads(&program);
+            let mut bank = args::abi_bank(
+                &src,
+                args_pos,
+                sm,
+                &launch,
+                params.as_deref(),
+                &reads,
+                &args,
+            )?;
+            bank.append(&mut constants);
+            constants = bank;
+        }
+        None if !args.is_empty() => {
+            return Err(src
+                .error(args_pos, "args", "`args` needs the kernel's architecture")
+                .expected("a listing that names its architecture, or `arch:`")
+                .hint(Some(
+                    "a hand-written program reads `constants:` at the offsets it names".into(),
+                )));
+        }
+        None => constants::legacy_defaults(&mut constants, &launch),
+    }
     // Linking checks that every `c[0x0][..]` the program reads is set.
     let kernel = kernel(
         &src,
@@ -109,7 +140,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         &inputs,
     )?;
 
-    let expect = expect::load_expect(&src, raw.expect.as_ref())?;
+    let expect = expect::load_expect(&src, raw.expect.as_ref(), &buffers)?;
 
     Ok(Scenario {
         origin,
@@ -157,6 +188,17 @@ pub(super) fn kernel(
         |k, i| k.with_init(i.target, Arc::new(i.clone())),
     );
     Ok(k)
+}
+
+/// The symbol of the program's kernel when the program is a listing of
+/// exactly one kernel.
+// TODO(kernel:): with several kernels, the one `kernel:` chooses.
+fn kernel_symbol(text: &str) -> Option<String> {
+    let listing = crate::asm::listing::read(text).ok()?;
+    match listing.kernels.as_slice() {
+        [k] if !k.name.is_empty() => Some(k.name.clone()),
+        _ => None,
+    }
 }
 
 /// Nothing but whitespace, comments and document markers.

@@ -62,7 +62,7 @@ pub(super) fn load_memory(
     let mut bases = Vec::with_capacity(planned.len());
     let mut next = u64::from(FIRST_BASE);
     for p in &planned {
-        let end = next + u64::from(p.len) * 4;
+        let end = next + u64::from(p.len) * u64::from(p.ty.size());
         if end - u64::from(FIRST_BASE) > MAX_MEMORY {
             return Err(src
                 .error(
@@ -171,8 +171,12 @@ fn buffer_name(
     Ok(name.clone())
 }
 
-/// Most elements one buffer can have (512 MiB of 4-byte elements).
-const MAX_ELEMS: i128 = (MAX_MEMORY / 4) as i128;
+/// Most elements one buffer can have (512 MiB of 1-byte elements; the
+/// layout then bounds the bytes of wider ones).
+const MAX_ELEMS: i128 = MAX_MEMORY as i128;
+
+/// The types `type:` accepts, for messages.
+const TYPE_NAMES: &str = "u8, i8, u16, i16, u32, i32, u64, i64, f32, f64";
 
 fn plan<'a>(
     src: &SourceFile<'_>,
@@ -184,16 +188,7 @@ fn plan<'a>(
     let base = format!("memory.{name}");
     let ty_key = format!("{base}.type");
     let ty = match &raw.ty {
-        Some(t) => leaf::choice(
-            src,
-            t,
-            &ty_key,
-            &[
-                ("u32", ElemType::U32),
-                ("i32", ElemType::I32),
-                ("f32", ElemType::F32),
-            ],
-        )?,
+        Some(t) => leaf::choice(src, t, &ty_key, &ElemType::ALL)?,
         None => {
             return Err(src
                 .error(
@@ -201,7 +196,7 @@ fn plan<'a>(
                     &ty_key,
                     format!("buffer `{name}` needs a `type`"),
                 )
-                .expected("`type:` one of u32, i32, f32")
+                .expected(format!("`type:` one of {TYPE_NAMES}"))
                 .hint(Some(format!("e.g. `{name}: {{type: f32, len: 1024}}`"))));
         }
     };
@@ -257,7 +252,7 @@ fn plan<'a>(
                     &len_key,
                     format!("buffer `{name}` needs a `len`"),
                 )
-                .expected("`len:` the number of 4-byte elements")
+                .expected("`len:` the number of elements")
                 .hint(Some("or give `init` as a list of values".into())));
         }
     };
@@ -283,42 +278,33 @@ fn contents(
     launch: &LaunchSpec,
 ) -> Result<Vec<u8>, LoadError> {
     let init_key = format!("memory.{}.init", p.name);
-    let mut bytes = Vec::with_capacity(p.len as usize * 4);
-    let convert = |v: Value| -> Result<u32, crate::expr::EvalError> {
-        match p.ty {
-            ElemType::F32 => Ok(v.to_f32_bits()),
-            ElemType::U32 | ElemType::I32 => v.to_int_elem(),
-        }
+    let size = p.ty.size() as usize;
+    let mut bytes = Vec::with_capacity(p.len as usize * size);
+    let push =
+        |bytes: &mut Vec<u8>, bits: u64| bytes.extend_from_slice(&bits.to_le_bytes()[..size]);
+    let type_error = |item: &Spanned<Node>, e: crate::expr::EvalError| {
+        src.error(
+            Pos::of(item),
+            &init_key,
+            format!("buffer `{}` is {}: {}", p.name, p.ty.name(), e.message),
+        )
+        .expected(format!("{} values", p.ty.name()))
+        .hint(e.hint)
     };
     match &p.init {
-        Init::Zero => bytes.resize(p.len as usize * 4, 0),
+        Init::Zero => bytes.resize(p.len as usize * size, 0),
         Init::List(items) => {
             for item in *items {
-                let v = literal(src, item, &init_key)?;
-                let bits = convert(v).map_err(|e| {
-                    src.error(
-                        Pos::of(item),
-                        &init_key,
-                        format!("buffer `{}` is {}: {}", p.name, type_name(p.ty), e.message),
-                    )
-                    .expected(format!("{} values", type_name(p.ty)))
-                    .hint(e.hint)
-                })?;
-                bytes.extend_from_slice(&bits.to_le_bytes());
+                let v = element_literal(src, item, &init_key, p.ty)?;
+                let bits = element_bits(p.ty, v).map_err(|e| type_error(item, e))?;
+                push(&mut bytes, bits);
             }
         }
         Init::Fill(item) => {
-            let v = literal(src, item, &init_key)?;
-            let bits = convert(v).map_err(|e| {
-                src.error(
-                    Pos::of(item),
-                    &init_key,
-                    format!("buffer `{}` is {}: {}", p.name, type_name(p.ty), e.message),
-                )
-                .hint(e.hint)
-            })?;
+            let v = element_literal(src, item, &init_key, p.ty)?;
+            let bits = element_bits(p.ty, v).map_err(|e| type_error(item, e))?;
             for _ in 0..p.len {
-                bytes.extend_from_slice(&bits.to_le_bytes());
+                push(&mut bytes, bits);
             }
         }
         Init::Expr(leaf) => {
@@ -339,20 +325,93 @@ fn contents(
                     Some(r) => r.clone(),
                     None => expr.eval(&env.with(Var::I, i64::from(i))),
                 };
-                let bits = v.and_then(convert).map_err(|e| {
+                let bits = v.and_then(|v| element_bits(p.ty, v)).map_err(|e| {
                     values::eval_error(src, leaf, text, &init_key, &e, &format!("element i = {i}"))
                 })?;
-                bytes.extend_from_slice(&bits.to_le_bytes());
+                push(&mut bytes, bits);
             }
         }
     }
     Ok(bytes)
 }
 
-fn type_name(ty: ElemType) -> &'static str {
+/// One literal element: 64-bit types take any 64-bit integer (signed or
+/// unsigned), the others what [`literal`] takes.
+fn element_literal(
+    src: &SourceFile<'_>,
+    item: &Spanned<Node>,
+    key: &str,
+    ty: ElemType,
+) -> Result<Value, LoadError> {
+    match (&item.value, ty.size()) {
+        (Node::Int(v), 8) => match i64::try_from(*v) {
+            Ok(x) => Ok(Value::Int(x)),
+            // u64 values above i64::MAX keep their bits.
+            Err(_) => match u64::try_from(*v) {
+                Ok(x) => Ok(Value::Int(x as i64)),
+                Err(_) => Err(src
+                    .error(
+                        Pos::of(item),
+                        key,
+                        format!("{v} in `{key}` does not fit in 64 bits"),
+                    )
+                    .expected(format!("an integer from {} to {}", i64::MIN, u64::MAX))),
+            },
+        },
+        _ => literal(src, item, key),
+    }
+}
+
+/// The bits of one element of type `ty` (the low `ty.size()` bytes count).
+///
+/// Integers of 8 and 16 bits take values that fit the width signed or
+/// unsigned (`-1` in a `u8` is `0xff`, `300` is an error); 32-bit ones keep
+/// their low 32 bits as they always have; 64-bit ones take any value.
+/// Floats in integer buffers are an error; integers in float buffers
+/// convert.
+pub(super) fn element_bits(ty: ElemType, v: Value) -> Result<u64, crate::expr::EvalError> {
+    let err = |message: String, hint: Option<String>| crate::expr::EvalError {
+        offset: 0,
+        len: 0,
+        message,
+        hint,
+    };
     match ty {
-        ElemType::U32 => "u32",
-        ElemType::I32 => "i32",
-        ElemType::F32 => "f32",
+        ElemType::F32 => Ok(u64::from(v.to_f32_bits())),
+        ElemType::F64 => Ok(v.as_f64().to_bits()),
+        ElemType::U32 | ElemType::I32 => v.to_int_elem().map(u64::from),
+        _ => {
+            let x = match v {
+                Value::Int(x) => x,
+                Value::Float(f) => {
+                    return Err(err(
+                        format!("a float ({f}) in an integer buffer"),
+                        Some("use `type: f32` or `type: f64` for float data".into()),
+                    ));
+                }
+            };
+            let bits = ty.size() * 8;
+            if bits == 64 {
+                return Ok(x as u64);
+            }
+            let lo = -(1i64 << (bits - 1));
+            let hi = (1i64 << bits) - 1;
+            if (lo..=hi).contains(&x) {
+                Ok((x as u64) & ((1u64 << bits) - 1))
+            } else {
+                let (min, max) = if ty.is_signed() {
+                    (lo, (1i64 << (bits - 1)) - 1)
+                } else {
+                    (0, hi)
+                };
+                Err(err(
+                    format!("{x} does not fit in {} ({min} to {max})", ty.name()),
+                    Some(format!(
+                        "a {}-bit element holds {min} to {max}; use a wider type",
+                        bits
+                    )),
+                ))
+            }
+        }
     }
 }

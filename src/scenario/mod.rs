@@ -9,6 +9,7 @@
 //! there), then one module per section (`machine`, `memory`, `constants`,
 //! `inputs`, `program`, `expect`) turning raw values into checked ones.
 
+mod args;
 mod constants;
 mod error;
 mod expect;
@@ -158,6 +159,9 @@ pub enum Check {
     Null,
     /// Inclusive bounds.
     Range { min: Option<f64>, max: Option<f64> },
+    /// A list of that many numbers, each equal within 0.0005 (a whole
+    /// buffer: `buffers.out: [1, 2, 3]`).
+    List(Vec<f64>),
 }
 
 /// One `expect:` entry.

@@ -183,6 +183,8 @@ pub(super) struct RawScenario {
     pub memory: Option<Spanned<Ordered<RawBuffer>>>,
     pub inputs: Option<Spanned<Ordered<Node>>>,
     #[serde(default, deserialize_with = "present")]
+    pub args: Leaf,
+    #[serde(default, deserialize_with = "present")]
     pub program: Leaf,
     pub expect: Option<Spanned<Ordered<Node>>>,
 }
@@ -289,6 +291,7 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "constants",
             "memory",
             "inputs",
+            "args",
             "program",
             "expect",
         ],

@@ -424,3 +424,101 @@ fn a_latency_override_links_the_kernel_again() {
     assert_eq!(s.kernel().code()[0].latency, 6);
     assert!(s.new_machine().is_ok());
 }
+
+#[test]
+fn typed_buffers_take_their_element_size() {
+    let s = load(
+        "name: t
+memory:
+  a: {type: f64, len: 40, init: \"i * 1.5\"}
+  b: {type: u8, init: [1, 255, -1]}
+  c: {type: i16, len: 2, init: \"-1 - i\"}
+  d: {type: u64, init: [18446744073709551615]}
+program: EXIT
+",
+    );
+    let layout: Vec<(ElemType, u32, u32, u32)> = s
+        .buffers
+        .iter()
+        .map(|b| (b.ty, b.len, b.bytes(), b.base))
+        .collect();
+    assert_eq!(
+        layout,
+        [
+            // 40 x 8 = 0x140 bytes: ends at 0x100140, + 0x100 rounds to
+            // 0x100300 (4-byte elements would end at 0x1000a0: 0x100200).
+            (ElemType::F64, 40, 320, 0x10_0000),
+            // 3 bytes: ends at 0x100303; + 0x100 = 0x100403 -> 0x100500.
+            (ElemType::U8, 3, 3, 0x10_0300),
+            (ElemType::I16, 2, 4, 0x10_0500),
+            (ElemType::U64, 1, 8, 0x10_0700),
+        ]
+    );
+    // 1.5 as f64 is 0x3FF8_0000_0000_0000; 3.0 is 0x4008_0000_0000_0000.
+    assert_eq!(
+        &s.buffers[0].init[8..16],
+        &0x3FF8_0000_0000_0000u64.to_le_bytes()
+    );
+    assert_eq!(
+        &s.buffers[0].init[16..24],
+        &0x4008_0000_0000_0000u64.to_le_bytes()
+    );
+    // -1 in a u8 is 0xff.
+    assert_eq!(s.buffers[1].init, [1, 255, 255]);
+    // -1, -2 as i16: 0xffff, 0xfffe.
+    assert_eq!(s.buffers[2].init, [0xff, 0xff, 0xfe, 0xff]);
+    assert_eq!(s.buffers[3].init, [0xff; 8]);
+}
+
+#[test]
+fn typed_buffer_ranges_are_located_errors() {
+    let e = Scenario::from_text(
+        "name: t\nmemory:\n  b: {type: u8, init: [1, 256]}\nprogram: EXIT\n",
+        Origin::Builtin("test".into()),
+    )
+    .unwrap_err();
+    // `256` is on line 3, column 27 (the `[` is column 23).
+    assert_eq!((e.line, e.column), (3, 27), "{e}");
+    assert!(
+        e.message.contains("256 does not fit in u8 (0 to 255)"),
+        "{e}"
+    );
+    let e = Scenario::from_text(
+        "name: t\nmemory:\n  b: {type: i8, len: 300, init: \"i\"}\nprogram: EXIT\n",
+        Origin::Builtin("test".into()),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("element i = 256"), "{e}");
+}
+
+#[test]
+fn expect_names_buffers_the_scenario_has() {
+    let s = load(
+        "name: t
+memory:
+  out: {type: u32, len: 4}
+program: EXIT
+expect:
+  buffers.out: [0, 0, 0, 0]
+  buffers.out.3: 0
+",
+    );
+    assert_eq!(s.expect[0].check, Check::List(vec![0.0; 4]));
+    assert_eq!(s.expect[1].check, Check::Equal(0.0));
+    let err = |text: &str| {
+        Scenario::from_text(text, Origin::Builtin("test".into()))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(
+        "name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.ot.0: 1\n",
+    );
+    assert!(
+        e.contains("names no buffer `ot`") && e.contains("did you mean `out`?"),
+        "{e}"
+    );
+    let e = err(
+        "name: t\nmemory:\n  out: {type: u32, len: 4}\nprogram: EXIT\nexpect:\n  buffers.out.4: 1\n",
+    );
+    assert!(e.contains("has 4 elements"), "{e}");
+}
