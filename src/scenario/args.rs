@@ -228,12 +228,11 @@ pub(super) fn abi_bank(
 /// Block and grid dimensions, stack pointer and memory descriptor.
 fn dims(t: &ConstantBank, launch: &LaunchSpec) -> BTreeMap<u32, u32> {
     let mut bank = BTreeMap::new();
-    // TODO(3-D launch): y and z of the block and grid are 1 until the
-    // launch has them.
-    for (k, v) in [launch.block_dim, 1, 1].into_iter().enumerate() {
+    let l = crate::engine::Launch::from(*launch);
+    for (k, v) in l.block_xyz().into_iter().enumerate() {
         bank.insert(t.block_dim + 4 * k as u32, v);
     }
-    for (k, v) in [launch.blocks, 1, 1].into_iter().enumerate() {
+    for (k, v) in l.grid_xyz().into_iter().enumerate() {
         bank.insert(t.grid_dim + 4 * k as u32, v);
     }
     bank.insert(t.stack_pointer, abi::LOCAL_BYTES);
@@ -369,6 +368,8 @@ mod tests {
             blocks: 3,
             block_dim: 64,
             shared_bytes: 0,
+            block_shape: None,
+            grid_shape: None,
         };
         let args = load_args(&src, raw.get("args"), &buffers()).map_err(|e| e.message)?;
         let reads: BTreeMap<u32, u32> = reads.iter().copied().collect();
