@@ -91,9 +91,11 @@ pub(crate) fn link(
                 ..
             }
         );
+        // And the 64-bit sources of pair opcodes (DADD, IADD.64, ...).
+        let pairs = resolved.op.pair_sources();
         resolved
             .op
-            .try_for_each_src_mut(|i, s| fix(s, wide && i == 2))?;
+            .try_for_each_src_mut(|i, s| fix(s, (wide && i == 2) || pairs >> i & 1 != 0))?;
         out.push(Decoded {
             latency: match resolved.class {
                 Class::Alu | Class::Control => lat.alu,
