@@ -154,6 +154,10 @@ mod tests {
             c: Src::Reg(RegSrc::plain(8)),
             mode: MulMode::Wide,
             signed: false,
+            carry_in: PredSrc {
+                index: PT,
+                negate: true,
+            },
         };
         let (d, u) = resources(&op, PredSrc::TRUE);
         assert_eq!(d, vec![4, 5]);

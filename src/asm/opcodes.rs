@@ -266,6 +266,33 @@ impl<'a> Operands<'a> {
         }
     }
 
+    /// An f64 source (one of a register pair): a decimal or float
+    /// immediate is a value, kept as its high word (SASS encodes f64
+    /// immediates so: the low word is 0); hex is the high word's bits.
+    fn dsrc(&mut self) -> Result<Src, AsmError> {
+        let o = self.take("a source operand")?;
+        match &o.value {
+            RawOperand::Reg(r) if !r.not => {
+                if r.reg != RZ && r.reg % 2 != 0 {
+                    let mut e = self.wrong(o, "an even register (an f64 register pair)");
+                    e.expected = Some(format!("R{}", r.reg - 1));
+                    return Err(e);
+                }
+                Ok(Src::Reg(*r))
+            }
+            RawOperand::Int { value, hex: true } => Ok(Src::Imm(*value as u32)),
+            RawOperand::Int { value, hex: false } => {
+                Ok(Src::Imm(((*value as f64).to_bits() >> 32) as u32))
+            }
+            RawOperand::Float(v) => Ok(Src::Imm((v.to_bits() >> 32) as u32)),
+            RawOperand::Const { bank, offset } => Ok(Src::Const {
+                bank: *bank,
+                offset: *offset,
+            }),
+            _ => Err(self.wrong(o, "a register pair, float immediate or constant")),
+        }
+    }
+
     fn imm(&mut self, what: &str) -> Result<i64, AsmError> {
         let o = self.take(what)?;
         match &o.value {
@@ -532,6 +559,83 @@ fn need(
         e.hint = Some(format!("the form is `{}`", usage(&ins.mnemonic.value)));
         e
     })
+}
+
+/// Which of `srcs` are literals (bit `i` for source `i`): a 64-bit source
+/// reads a literal differently from a constant linked in later.
+fn lits(srcs: &[Src]) -> u8 {
+    srcs.iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Src::Imm(_)))
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// A rounding modifier (`.RN` when none).
+fn rounding(m: &mut Mods) -> Round {
+    match m.take(&["RN", "RZ", "RM", "RP"]) {
+        Some("RZ") => Round::Trunc,
+        Some("RM") => Round::Floor,
+        Some("RP") => Round::Ceil,
+        _ => Round::Nearest,
+    }
+}
+
+/// A float comparison, ordered, unordered (`..U`), `NUM` or `NAN`.
+fn fcmp(m: &mut Mods, ins: &RawInstr) -> Result<FCmp, AsmError> {
+    let names = &[
+        "LT", "LE", "GT", "GE", "EQ", "NE", "LTU", "LEU", "GTU", "GEU", "EQU", "NEU", "NUM", "NAN",
+    ];
+    Ok(match need(m, ins, names, "a comparison")? {
+        "NUM" => FCmp::Num,
+        "NAN" => FCmp::Nan,
+        u if u.len() == 3 => FCmp::Unordered(cmp_of(&u[..2])),
+        o => FCmp::Ordered(cmp_of(o)),
+    })
+}
+
+/// An 8-bit truth table.
+fn lut8(o: &mut Operands, ins: &RawInstr) -> Result<u8, AsmError> {
+    let lut = o.imm("a truth table (0x00..0xff)")?;
+    u8::try_from(lut).map_err(|_| {
+        let mut e = at(&ins.operands[o.next - 1], "truth table out of range");
+        e.expected = Some("0x00..0xff".into());
+        e
+    })
+}
+
+/// A half2 multiplicand: its `-` taken off as a flag (it flips both
+/// halves' signs, not the 32-bit value's).
+fn half_src(o: &mut Operands) -> Result<(Src, bool), AsmError> {
+    let s = o.isrc()?;
+    Ok(match s {
+        Src::Reg(r) if r.neg => (Src::Reg(RegSrc { neg: false, ..r }), true),
+        s => (s, false),
+    })
+}
+
+/// A half2 addend: a register or constant, or two half immediates (the
+/// high half first, as listings print them).
+fn half_pair(o: &mut Operands) -> Result<Src, AsmError> {
+    let half = |v: &RawOperand| match v {
+        RawOperand::Float(x) => Some(crate::isa::semantics::f64_to_f16(*x, 0.0)),
+        RawOperand::Int { value, hex: false } => {
+            Some(crate::isa::semantics::f64_to_f16(*value as f64, 0.0))
+        }
+        RawOperand::Int { value, hex: true } => u16::try_from(*value).ok(),
+        _ => None,
+    };
+    let first = o.peek().map(|x| half(&x.value));
+    match first {
+        Some(Some(hi)) => {
+            o.next += 1;
+            let lo = o.take("the low half")?;
+            let Some(lo) = half(&lo.value) else {
+                return Err(o.wrong(lo, "a half immediate (the low half)"));
+            };
+            Ok(Src::Imm(u32::from(hi) << 16 | u32::from(lo)))
+        }
+        _ => o.isrc(),
+    }
 }
 
 /// Types one instruction. `labels` maps label names to instruction indices.

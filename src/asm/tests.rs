@@ -285,3 +285,62 @@ fn duplicate_labels_and_unaligned_pairs() {
     let e = asm_err("LDG.E.64 R3, [R2]\nEXIT\n");
     assert!(e.message.contains("aligned"), "{}", e.message);
 }
+
+#[test]
+fn nvcc13_alu_and_f64_spellings_assemble() {
+    // Lines as the committed listings in tests/kernels print them.
+    let text = "
+        SHF.R.U32.HI R3, RZ, 0x1f, R0
+        SHF.R.S32.HI R3, RZ, 0x1f, R0
+        SHF.L.W.U32.HI R13, R2, R15, R13
+        SHF.R.U64 R3, R2, 0x1, R3
+        SHF.L.U64.HI R3, R2, 0x3, R3
+        PRMT R2, R0, 0x9910, RZ
+        FLO.U32 R0, R2
+        BREV R1, R2
+        IADD R11, R7, -0x1
+        IADD.64 R4, -R4, RZ
+        VIADD R3, R3, 0x1
+        VIMNMX.S32 R0, R2, R7, !PT
+        VIMNMX.U32 R0, R2, R7, PT
+        VIADDMNMX R4, R11.reuse, -R16.reuse, 0xb9600000, !PT
+        PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0
+        IMAD.X R9, RZ, 0x24924924, R9, P0
+        LEA.HI.X.SX32 R3, R4, c[0x0][0x164], 0x1, P0
+        HFMA2.MMA R17, -RZ, RZ, 0, 5.9604644775390625e-08
+        HFMA2 R23, -RZ, RZ, 0, 5.9604644775390625e-05
+        FADD.FTZ R7, -R6, -RZ
+        FFMA.RP R1, R2, R3, R4
+        FFMA.RM R1, R2, R3, R4
+        DFMA R14, -R4, R12, 1
+        DMUL.RP R10, R14, R10
+        DMUL R2, R4, 8.98846567431157953865e+307
+        DADD R4, R2, 2
+        DSETP.NAN.AND P0, PT, R10, R10, PT
+        DSETP.GT.AND P0, PT, R8, 100, PT
+        F2F.F64.F32 R6, R2
+        F2F.F32.F64 R4, R4
+        I2F.F64 R10, R14
+        I2F.F64.S64 R4, R6
+        I2F.U32.RP R9, R12
+        I2FP.F32.S32 R9, R10
+        F2I.FTZ.U32.TRUNC.NTZ R5, R4
+        MUFU.RCP64H R11, R7
+        BSSY.RECONVERGENT B0, join
+        join:
+        BSYNC.RECONVERGENT B0
+        YIELD
+        EXIT
+    ";
+    let p = asm(text);
+    assert_eq!(p.instrs.len(), 40);
+    // DMUL's immediate is an f64 kept as its high word: 2^1023 is 0x7fe00000.
+    match p.instrs[24].op {
+        Op::Dmul {
+            b: Src::Imm(hi),
+            lit,
+            ..
+        } => assert_eq!((hi, lit), (0x7fe0_0000, 0b10)),
+        ref other => panic!("{other:?}"),
+    }
+}

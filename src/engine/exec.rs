@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 
 use crate::asm::ir::{
-    AtomOp, Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, SpecialReg, Src, UPT, URZ,
-    Width,
+    AtomOp, Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round, SpecialReg, Src,
+    UPT, URZ, Width,
 };
 use crate::isa::semantics::{self, canon};
 
@@ -1549,6 +1549,201 @@ impl<const N: usize> Datapath<'_, '_, N> {
         r[..n].fill(ballot as u32);
         write::<N>(self.w, d, r, on);
         write_pred(self.w, p, if result { u64::MAX } else { 0 }, on);
+    }
+}
+
+/// One 64-bit source per lane: a register pair (`pair`, low word in `Rn`,
+/// high in `Rn+1`; `-`/`|..|` on bit 63 when `float`, 64-bit negation
+/// otherwise), or a 32-bit source zero-extended. An immediate in a pair
+/// position is a literal (`lit`: the high word of an f64, or a
+/// sign-extended integer) or a linked constant (low word, `c_hi` high).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn fetch64<const N: usize>(
+    w: &Warp,
+    s: Src,
+    pair: bool,
+    float: bool,
+    lit: bool,
+    c_hi: u32,
+    out: &mut [u64; 64],
+) {
+    let n = lanes_of::<N>(w);
+    if !pair {
+        let mut t: Lanes = [0; 64];
+        fetch::<N>(w, s, &mut t, float);
+        for l in 0..n {
+            out[l] = u64::from(t[l]);
+        }
+        return;
+    }
+    match s {
+        Src::Reg(r) => {
+            let lo = row::<N>(w, r.reg);
+            let hi = if r.reg == RZ {
+                None
+            } else {
+                row::<N>(w, r.reg.saturating_add(1))
+            };
+            for l in 0..n {
+                let v = u64::from(hi.map_or(0, |h| h[l])) << 32 | u64::from(lo.map_or(0, |x| x[l]));
+                out[l] = match (float, r.neg, r.abs, r.not) {
+                    (true, neg, abs, _) => {
+                        let v = if abs { v & !(1 << 63) } else { v };
+                        if neg { v ^ 1 << 63 } else { v }
+                    }
+                    (false, neg, _, not) => {
+                        let v = if not { !v } else { v };
+                        if neg { v.wrapping_neg() } else { v }
+                    }
+                };
+            }
+        }
+        Src::Imm(v) => {
+            let x = match (lit, float) {
+                (true, true) => u64::from(v) << 32,
+                (true, false) => v as i32 as i64 as u64,
+                (false, _) => u64::from(c_hi) << 32 | u64::from(v),
+            };
+            out[..n].fill(x);
+        }
+        Src::UReg(r) => {
+            let hi = if r.reg == URZ {
+                0
+            } else {
+                w.ureg(r.reg.saturating_add(1))
+            };
+            let v = u64::from(hi) << 32 | u64::from(w.ureg(r.reg));
+            let v = match (float, r.neg, r.abs, r.not) {
+                (true, neg, abs, _) => {
+                    let v = if abs { v & !(1 << 63) } else { v };
+                    if neg { v ^ 1 << 63 } else { v }
+                }
+                (false, neg, _, not) => {
+                    let v = if not { !v } else { v };
+                    if neg { v.wrapping_neg() } else { v }
+                }
+            };
+            out[..n].fill(v);
+        }
+        Src::Const { .. } => out[..n].fill(0),
+    }
+}
+
+impl<const N: usize> Datapath<'_, '_, N> {
+    /// A 64-bit operation: `f(a, b, c)` per lane over sources read by
+    /// [`fetch64`] (`pairs`, `lit`: bit `i` for source `i`), the result's
+    /// low word to `d` and, when `d_pair`, its high word to `d + 1`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map64(
+        &mut self,
+        d: u8,
+        d_pair: bool,
+        float: bool,
+        srcs: [Src; 3],
+        pairs: u8,
+        lit: u8,
+        f: impl Fn(u64, u64, u64) -> u64,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let c_hi = self.env.c_hi;
+        let mut v = [[0u64; 64]; 3];
+        for (i, s) in srcs.iter().enumerate() {
+            let bit = 1 << i;
+            fetch64::<N>(
+                self.w,
+                *s,
+                pairs & bit != 0,
+                float,
+                lit & bit != 0,
+                c_hi,
+                &mut v[i],
+            );
+        }
+        let mut lo: Lanes = [0; 64];
+        let mut hi: Lanes = [0; 64];
+        for l in 0..n {
+            let r = f(v[0][l], v[1][l], v[2][l]);
+            lo[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+        write::<N>(self.w, d, &lo, self.on);
+        if d_pair && d != RZ {
+            write::<N>(self.w, d.saturating_add(1), &hi, self.on);
+        }
+    }
+
+    /// A 64-bit compare into predicates: `test(a, b)` per lane over
+    /// [`fetch64`] sources.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn setp64(
+        &mut self,
+        cb: Combine,
+        p: u8,
+        q: u8,
+        srcs: [Src; 2],
+        lit: u8,
+        c: PredSrc,
+        test: impl Fn(u64, u64) -> bool,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let c_hi = self.env.c_hi;
+        let mut v = [[0u64; 64]; 2];
+        for (i, s) in srcs.iter().enumerate() {
+            fetch64::<N>(self.w, *s, true, true, lit >> i & 1 != 0, c_hi, &mut v[i]);
+        }
+        let t = lane_bits::<N>(n, |l| test(v[0][l], v[1][l]));
+        self.set_predicates(cb, p, q, t, c);
+    }
+
+    /// `d = f(p, a, b, c)` per lane on integer sources, `p` the lane's bit
+    /// of predicate `sp`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn select3(
+        &mut self,
+        d: u8,
+        sa: Src,
+        sb: Src,
+        sc: Src,
+        sp: PredSrc,
+        f: impl Fn(bool, u32, u32, u32) -> u32,
+    ) {
+        let pm = self.w.pred_mask(sp);
+        let n = lanes_of::<N>(self.w);
+        let [a, b, c, r, _] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        fetch_i::<N>(self.w, sb, b);
+        fetch_i::<N>(self.w, sc, c);
+        for l in 0..n {
+            r[l] = f(pm >> l & 1 != 0, a[l], b[l], c[l]);
+        }
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// A predicate-only operation: `p = f(a, b, c)`, `q = g(a, b, c)` per
+    /// lane over three source predicates.
+    #[inline(always)]
+    pub(crate) fn pred3(
+        &mut self,
+        p: u8,
+        q: u8,
+        srcs: [PredSrc; 3],
+        f: impl Fn(bool, bool, bool) -> (bool, bool),
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let m = srcs.map(|s| self.w.pred_mask(s));
+        let (mut tp, mut tq) = (0u64, 0u64);
+        for l in 0..n {
+            let (x, y) = f(m[0] >> l & 1 != 0, m[1] >> l & 1 != 0, m[2] >> l & 1 != 0);
+            tp |= u64::from(x) << l;
+            tq |= u64::from(y) << l;
+        }
+        let on = self.on;
+        write_pred(self.w, p, tp, on);
+        write_pred(self.w, q, tq, on);
     }
 }
 

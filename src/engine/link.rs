@@ -91,9 +91,11 @@ pub(crate) fn link(
                 ..
             }
         );
+        // And the 64-bit sources of pair opcodes (DADD, IADD.64, ...).
+        let pairs = resolved.op.pair_sources();
         resolved
             .op
-            .try_for_each_src_mut(|i, s| fix(s, wide && i == 2))?;
+            .try_for_each_src_mut(|i, s| fix(s, (wide && i == 2) || pairs >> i & 1 != 0))?;
         // Variable-latency forms: what a written control code tracks with a
         // write scoreboard, and the shuffle and atomic pipes.
         let scoreboarded = resolved.explicit_control && resolved.control.write_barrier.is_some();

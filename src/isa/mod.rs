@@ -33,6 +33,8 @@
 pub mod operand;
 pub mod semantics;
 
+use semantics::ShfKind;
+
 use operand::{
     AtomOp, Cmp, Combine, FCmp, MemRef, MufuOp, MulMode, PredSrc, ReduxOp, Round, ShflMode,
     SpecialReg, Src, VoteMode, Width,
@@ -137,7 +139,7 @@ macro_rules! opcode_table {
                         // and a 64-bit addend.
                         check_pair_alignment(ins, d, Width::B64)?;
                         let z = Src::Reg(RegSrc::plain(RZ));
-                        return Ok(Some(Op::Imad { d, a: z, b: z, c: a, mode: MulMode::Wide, signed: false }));
+                        return Ok(Some(Op::Imad { d, a: z, b: z, c: a, mode: MulMode::Wide, signed: false, carry_in: PredSrc { index: PT, negate: true } }));
                     }
                     // Older listings carry a lane mask (`MOV R0, R1, 0xf`): ignore it.
                     if matches!(o.peek().map(|x| &x.value), Some(RawOperand::Int { .. })) {
@@ -230,9 +232,9 @@ macro_rules! opcode_table {
                 }
 
             /// `IMAD`/`IMUL` (IMUL has `c = RZ`).
-            Imad { d: u8, a: Src, b: Src, c: Src, mode: MulMode, signed: bool }
+            Imad { d: u8, a: Src, b: Src, c: Src, mode: MulMode, signed: bool, carry_in: PredSrc }
                 spell {
-                    "IMAD" => "IMAD[.WIDE|.HI][.U32] Rd, a, b, c",
+                    "IMAD" => "IMAD[.WIDE|.HI][.U32][.X] Rd, a, b, c [, Pcarry]",
                     "IMUL" => "IMUL[.WIDE|.HI][.U32] Rd, a, b",
                 }
                 class Alu
@@ -243,6 +245,7 @@ macro_rules! opcode_table {
                         None => MulMode::Lo,
                     };
                     let signed = m.take(&["U32", "S32"]) != Some("U32");
+                    let with_carry = m.has("X");
                     // IMAD.MOV, IMAD.SHL and IMAD.IADD are IMAD spelled for the reader.
                     m.take(&["MOV", "SHL", "IADD"]);
                     let d = o.dst()?;
@@ -253,8 +256,15 @@ macro_rules! opcode_table {
                     } else {
                         Src::Reg(RegSrc::plain(RZ))
                     };
+                    // IMAD.X adds a carry-in predicate (bit 32 of an earlier sum).
+                    let carry_in = if with_carry && o.peek().is_some() {
+                        o.psrc()?
+                    } else {
+                        PredSrc { index: PT, negate: true }
+                    };
                 }
                 regs {
+                    rw.pred(carry_in);
                     if mode == MulMode::Wide {
                         rw.def_group(d, 2);
                         rw.src_pair(c);
@@ -267,6 +277,15 @@ macro_rules! opcode_table {
                 }
                 exec lanes {
                     match mode {
+                        MulMode::Lo if x.pred_mask(carry_in) != 0 => x.carry3(
+                            d,
+                            [PT, PT],
+                            a,
+                            b,
+                            c,
+                            [carry_in, PredSrc { index: PT, negate: true }],
+                            |a, b, c, ci, _| u64::from(semantics::imad_lo(a, b, c).wrapping_add(u32::from(ci))),
+                        ),
                         MulMode::Lo => x.map3(false, d, a, b, c, semantics::imad_lo),
                         MulMode::Hi => x.fetched3(d, a, b, c, |a, b, c| semantics::imad_hi(signed, a, b, c)),
                         MulMode::Wide => x.wide3(d, a, b, c, signed, |a, b, c| semantics::imad_wide(signed, a, b, c)),
@@ -343,7 +362,10 @@ macro_rules! opcode_table {
 
             /// `IMNMX d, a, b, p`: min when `p` is true, max otherwise (as SASS).
             Imnmx { d: u8, a: Src, b: Src, p: PredSrc, unsigned: bool }
-                spell { "IMNMX" => "IMNMX[.U32] Rd, a, b, Pp (PT: min, !PT: max)" }
+                spell {
+                    "IMNMX" => "IMNMX[.U32] Rd, a, b, Pp (PT: min, !PT: max)",
+                    "VIMNMX" => "VIMNMX[.S32|.U32] Rd, a, b, Pp (PT: min, !PT: max)",
+                }
                 class Alu
                 decode {
                     let unsigned = m.take(&["U32", "S32"]) == Some("U32");
@@ -368,8 +390,8 @@ macro_rules! opcode_table {
                 exec lanes { x.fetched1(false, d, a, semantics::iabs) }
 
             /// `LEA d, a, b, s`: `d = (a << s) + b`; `.HI`: `d = hi32(a:ahi << s) + b`.
-            Lea { d: u8, carry: u8, a: Src, b: Src, hi_src: Src, shift: u32, hi: bool, carry_in: PredSrc }
-                spell { "LEA" => "LEA Rd, [Pc,] a, b, shift  or  LEA.HI[.X] Rd, a, b, a_hi, shift [, Pc]" }
+            Lea { d: u8, carry: u8, a: Src, b: Src, hi_src: Src, shift: u32, hi: bool, carry_in: PredSrc, sx32: bool }
+                spell { "LEA" => "LEA Rd, [Pc,] a, b, shift  or  LEA.HI[.X] Rd, a, b, a_hi, shift [, Pc]  or  LEA.HI.X.SX32 Rd, a, b, shift [, Pc]" }
                 class Alu
                 decode {
                     let hi = m.has("HI");
@@ -382,7 +404,9 @@ macro_rules! opcode_table {
                     };
                     let a = o.isrc()?;
                     let b = o.isrc()?;
-                    let hi_src = if hi {
+                    // `.SX32`: the high word is `a`'s sign, not an operand.
+                    let sx32 = m.has("SX32");
+                    let hi_src = if hi && !sx32 {
                         o.isrc()?
                     } else {
                         Src::Reg(RegSrc::plain(RZ))
@@ -400,7 +424,10 @@ macro_rules! opcode_table {
                 regs { rw.def(d); rw.pdef(carry); rw.src(a); rw.src(b); rw.src(hi_src); rw.pred(carry_in); }
                 exec lanes {
                     x.carry3(d, [carry, PT], a, b, hi_src, [carry_in, PredSrc { index: PT, negate: true }],
-                        |a, b, h, ci, _| semantics::lea(hi, shift, a, b, h, ci))
+                        |a, b, h, ci, _| {
+                            let h = if sx32 { ((a as i32) >> 31) as u32 } else { h };
+                            semantics::lea(hi, shift, a, b, h, ci)
+                        })
                 }
 
             Popc { d: u8, a: Src }
@@ -413,32 +440,56 @@ macro_rules! opcode_table {
                 regs { rw.def(d); rw.src(a); }
                 exec lanes { x.fetched1(false, d, a, semantics::popc) }
 
-            Fadd { d: u8, a: Src, b: Src }
-                spell { "FADD" => "FADD Rd, a, b" }
+            /// `FADD[.FTZ][.RN|.RZ|.RM|.RP][.SAT] d, a, b`.
+            Fadd { d: u8, a: Src, b: Src, round: Round, ftz: bool, sat: bool }
+                spell { "FADD" => "FADD[.FTZ][.RN|.RZ|.RM|.RP][.SAT] Rd, a, b" }
                 class Alu
                 decode {
+                    let ftz = m.has("FTZ");
+                    let round = rounding(m);
+                    let sat = m.has("SAT");
                     let d = o.dst()?;
                     let a = o.fsrc()?;
                     let b = o.fsrc()?;
                 }
                 regs { rw.def(d); rw.src(a); rw.src(b); }
-                exec lanes { x.map2(true, d, a, b, semantics::fadd) }
+                exec lanes {
+                    if round == Round::Nearest && !ftz && !sat {
+                        x.map2(true, d, a, b, semantics::fadd)
+                    } else {
+                        x.map2(true, d, a, b, |a, b| semantics::fadd_rnd(round, ftz, sat, a, b))
+                    }
+                }
 
-            Fmul { d: u8, a: Src, b: Src }
-                spell { "FMUL" => "FMUL Rd, a, b" }
+            /// `FMUL[.FTZ][.RN|.RZ|.RM|.RP][.SAT] d, a, b`.
+            Fmul { d: u8, a: Src, b: Src, round: Round, ftz: bool, sat: bool }
+                spell { "FMUL" => "FMUL[.FTZ][.RN|.RZ|.RM|.RP][.SAT] Rd, a, b" }
                 class Alu
                 decode {
+                    let ftz = m.has("FTZ");
+                    let round = rounding(m);
+                    let sat = m.has("SAT");
                     let d = o.dst()?;
                     let a = o.fsrc()?;
                     let b = o.fsrc()?;
                 }
                 regs { rw.def(d); rw.src(a); rw.src(b); }
-                exec lanes { x.map2(true, d, a, b, semantics::fmul) }
+                exec lanes {
+                    if round == Round::Nearest && !ftz && !sat {
+                        x.map2(true, d, a, b, semantics::fmul)
+                    } else {
+                        x.map2(true, d, a, b, |a, b| semantics::fmul_rnd(round, ftz, sat, a, b))
+                    }
+                }
 
-            Ffma { d: u8, a: Src, b: Src, c: Src }
-                spell { "FFMA" => "FFMA Rd, a, b, c" }
+            /// `FFMA[.FTZ][.RN|.RZ|.RM|.RP][.SAT] d, a, b, c`, fused.
+            Ffma { d: u8, a: Src, b: Src, c: Src, round: Round, ftz: bool, sat: bool }
+                spell { "FFMA" => "FFMA[.FTZ][.RN|.RZ|.RM|.RP][.SAT] Rd, a, b, c" }
                 class Alu
                 decode {
+                    let ftz = m.has("FTZ");
+                    let round = rounding(m);
+                    let sat = m.has("SAT");
                     let d = o.dst()?;
                     let a = o.fsrc()?;
                     let b = o.fsrc()?;
@@ -446,7 +497,13 @@ macro_rules! opcode_table {
                 }
                 regs { rw.def(d); rw.src(a); rw.src(b); rw.src(c); }
                 // The CPU's fused multiply-add where it has one, else semantics::ffma.
-                exec lanes { x.fma(d, a, b, c, semantics::ffma) }
+                exec lanes {
+                    if round == Round::Nearest && !ftz && !sat {
+                        x.fma(d, a, b, c, semantics::ffma)
+                    } else {
+                        x.map3(true, d, a, b, c, |a, b, c| semantics::ffma_rnd(round, ftz, sat, a, b, c))
+                    }
+                }
 
             Fsetp { cmp: FCmp, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc }
                 spell { "FSETP" => "FSETP.GT.AND Pd, Pq, a, b, Pc" }
@@ -487,17 +544,43 @@ macro_rules! opcode_table {
                 regs { rw.def(d); rw.src(a); rw.src(b); rw.pred(p); }
                 exec lanes { x.select(true, d, a, b, p, semantics::fmnmx) }
 
-            I2f { d: u8, a: Src, unsigned: bool }
-                spell { "I2F" => "I2F[.U32] Rd, a" }
+            /// `I2F[.U32|.S32][.RN|.RZ|.RM|.RP] d, a` to binary32; `I2F.F64[.S64|.U64|.U32]`
+            /// to an f64 pair (from a pair for `.S64`/`.U64`); `I2FP.F32.S32` is I2F.
+            I2f { d: u8, a: Src, unsigned: bool, round: Round, to64: bool, wide: bool }
+                spell { "I2F" => "I2F[.F64][.U32|.S64][.RP] Rd, a", "I2FP" => "I2FP.F32.S32 Rd, a" }
                 class Alu
                 decode {
-                    m.take(&["F32"]);
-                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    let to64 = m.take(&["F64", "F32"]) == Some("F64");
+                    let src = m.take(&["U32", "S32", "U64", "S64"]);
+                    let unsigned = matches!(src, Some("U32") | Some("U64"));
+                    let wide = matches!(src, Some("U64") | Some("S64"));
+                    let round = rounding(m);
                     let d = o.dst()?;
                     let a = o.isrc()?;
+                    if to64 {
+                        check_pair_alignment(ins, d, Width::B64)?;
+                    }
                 }
-                regs { rw.def(d); rw.src(a); }
-                exec lanes { x.fetched1(false, d, a, |a| semantics::i2f(unsigned, a)) }
+                regs {
+                    if to64 { rw.def_group(d, 2) } else { rw.def(d) }
+                    if wide { rw.src_pair(a) } else { rw.src(a) }
+                }
+                exec lanes {
+                    if to64 || wide {
+                        x.map64(d, to64, false, [a, Src::Imm(0), Src::Imm(0)], u8::from(wide), 0, |a, _, _| {
+                            if to64 {
+                                semantics::i2f64(!unsigned, wide, a)
+                            } else {
+                                let v = if unsigned { a as f64 } else { a as i64 as f64 };
+                                u64::from(semantics::to_f32(round, false, v, 0.0))
+                            }
+                        })
+                    } else if round == Round::Nearest {
+                        x.fetched1(false, d, a, |a| semantics::i2f(unsigned, a))
+                    } else {
+                        x.fetched1(false, d, a, |a| semantics::i2f_rnd(round, unsigned, a))
+                    }
+                }
 
             F2i { d: u8, a: Src, unsigned: bool, round: Round }
                 spell { "F2I" => "F2I[.TRUNC|.FLOOR|.CEIL][.U32] Rd, a" }
@@ -521,7 +604,8 @@ macro_rules! opcode_table {
                 spell { "MUFU" => "MUFU.EX2 Rd, a" }
                 class Sfu
                 decode {
-                    let func = match need(m, ins, &["EX2", "LG2", "RCP", "RSQ", "SQRT", "SIN", "COS"], "a function")? {
+                    let func = match need(m, ins, &["EX2", "LG2", "RCP", "RSQ", "SQRT", "SIN", "COS", "RCP64H"], "a function")? {
+                        "RCP64H" => MufuOp::Rcp64h,
                         "EX2" => MufuOp::Ex2,
                         "LG2" => MufuOp::Lg2,
                         "RCP" => MufuOp::Rcp,
@@ -535,6 +619,302 @@ macro_rules! opcode_table {
                 }
                 regs { rw.def(d); rw.src(a); }
                 exec lanes { x.fetched1(true, d, a, |a| semantics::mufu(func, a)) }
+
+            /// `SHF.{L|R}[.W].{U32|S32|U64}[.HI] d, lo, s, hi`: a funnel shift of
+            /// the 64-bit `hi:lo` (see `semantics::shf`).
+            Shf { d: u8, lo: Src, s: Src, hi: Src, left: bool, wrap: bool, kind: ShfKind, high: bool }
+                spell { "SHF" => "SHF.{L|R}[.W].{U32|S32|U64}[.HI] Rd, lo, shift, hi" }
+                class Alu
+                decode {
+                    let left = need(m, ins, &["L", "R"], "a direction")? == "L";
+                    let wrap = m.has("W");
+                    let kind = match m.take(&["U32", "S32", "U64"]) {
+                        Some("S32") => crate::isa::semantics::ShfKind::S32,
+                        Some("U64") => crate::isa::semantics::ShfKind::U64,
+                        _ => crate::isa::semantics::ShfKind::U32,
+                    };
+                    let high = m.has("HI");
+                    let d = o.dst()?;
+                    let lo = o.isrc()?;
+                    let s = o.isrc()?;
+                    let hi = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(lo); rw.src(s); rw.src(hi); }
+                exec lanes {
+                    x.fetched3(d, lo, s, hi, |l, s, h| semantics::shf(left, wrap, kind, high, l, s, h))
+                }
+
+            /// `PRMT d, a, sel, b`: byte permute of `b:a` (default mode).
+            Prmt { d: u8, a: Src, sel: Src, b: Src }
+                spell { "PRMT" => "PRMT Rd, a, selector, b" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let sel = o.isrc()?;
+                    let b = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(sel); rw.src(b); }
+                exec lanes { x.fetched3(d, a, sel, b, semantics::prmt) }
+
+            /// `FLO[.U32|.S32][.SH] d, a`: the highest set bit's index (or
+            /// leading-zero count), `0xffffffff` for none.
+            Flo { d: u8, a: Src, signed: bool, sh: bool }
+                spell { "FLO" => "FLO[.U32|.S32][.SH] Rd, a" }
+                class Sfu
+                decode {
+                    let signed = m.take(&["U32", "S32"]) == Some("S32");
+                    let sh = m.has("SH");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(false, d, a, |a| semantics::flo(signed, sh, a)) }
+
+            Brev { d: u8, a: Src }
+                spell { "BREV" => "BREV Rd, a" }
+                class Sfu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec lanes { x.fetched1(false, d, a, semantics::brev) }
+
+            /// `IADD d, a, b` (sm_120): `d = a + b`; `IADD.64`: on register
+            /// pairs (a literal is sign-extended, a constant reads two words).
+            Iadd { d: u8, a: Src, b: Src, wide: bool, lit: u8 }
+                spell { "IADD" => "IADD[.64] Rd, a, b" }
+                class Alu
+                decode {
+                    let wide = m.has("64");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let lit = lits(&[a, b]);
+                    if wide {
+                        check_pair_alignment(ins, d, Width::B64)?;
+                    }
+                }
+                regs {
+                    if wide {
+                        rw.def_group(d, 2);
+                        rw.src_pair(a);
+                        rw.src_pair(b);
+                    } else {
+                        rw.def(d);
+                        rw.src(a);
+                        rw.src(b);
+                    }
+                }
+                exec lanes {
+                    if wide {
+                        x.map64(d, true, false, [a, b, Src::Imm(0)], 0b011, lit, |a, b, _| semantics::iadd64(a, b))
+                    } else {
+                        x.map2(false, d, a, b, |a, b| semantics::iadd3(a, b, 0))
+                    }
+                }
+
+            /// `VIADD d, a, b`: `d = a + b`.
+            Viadd { d: u8, a: Src, b: Src }
+                spell { "VIADD" => "VIADD Rd, a, b" }
+                class Alu
+                decode {
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); }
+                exec lanes { x.map2(false, d, a, b, |a, b| semantics::iadd3(a, b, 0)) }
+
+            /// `VIADDMNMX[.U32] d, a, b, c, p`: `min(a + b, c)` when `p`, else max.
+            Viaddmnmx { d: u8, a: Src, b: Src, c: Src, p: PredSrc, unsigned: bool }
+                spell { "VIADDMNMX" => "VIADDMNMX[.U32] Rd, a, b, c, Pp (PT: min, !PT: max)" }
+                class Alu
+                decode {
+                    let unsigned = m.take(&["U32", "S32"]) == Some("U32");
+                    let d = o.dst()?;
+                    let a = o.isrc()?;
+                    let b = o.isrc()?;
+                    let c = o.isrc()?;
+                    let p = o.psrc()?;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.src(c); rw.pred(p); }
+                exec lanes {
+                    x.select3(d, a, b, c, p, |min, a, b, c| semantics::viaddmnmx(min, unsigned, a, b, c))
+                }
+
+            /// `PLOP3.LUT Pp, Pq, Pa, Pb, Pc, lut, lut2`: `p = lut(a, b, c)`,
+            /// `q = lut2(a, b, c)` (`LOP3`'s truth tables on predicates).
+            Plop3 { p: u8, q: u8, a: PredSrc, b: PredSrc, c: PredSrc, lut: u8, lut2: u8 }
+                spell { "PLOP3" => "PLOP3.LUT Pp, Pq, Pa, Pb, Pc, lut, lut2" }
+                class Alu
+                decode {
+                    need(m, ins, &["LUT"], "`.LUT`")?;
+                    let p = o.pdst()?;
+                    let q = o.pdst()?;
+                    let a = o.psrc()?;
+                    let b = o.psrc()?;
+                    let c = o.psrc()?;
+                    let lut = lut8(o, ins)?;
+                    let lut2 = if o.peek().is_some() { lut8(o, ins)? } else { 0 };
+                }
+                regs { rw.pdef(p); rw.pdef(q); rw.pred(a); rw.pred(b); rw.pred(c); }
+                exec lanes {
+                    x.pred3(p, q, [a, b, c], |a, b, c| {
+                        (semantics::plop3(lut, a, b, c), semantics::plop3(lut2, a, b, c))
+                    })
+                }
+
+            /// `HFMA2[.MMA] d, a, b, c`: a fused multiply-add on two binary16
+            /// halves; `c` may be written as two half immediates, high one
+            /// first (`HFMA2.MMA R5, -RZ, RZ, 1.875, 0` loads `0x3f800000`).
+            Hfma2 { d: u8, a: Src, b: Src, c: Src, neg: u8 }
+                spell { "HFMA2" => "HFMA2[.MMA] Rd, a, b, c  or  HFMA2 Rd, a, b, c_hi, c_lo" }
+                class Alu
+                decode {
+                    m.take(&["MMA"]);
+                    let d = o.dst()?;
+                    let (a, na) = half_src(o)?;
+                    let (b, nb) = half_src(o)?;
+                    let c = half_pair(o)?;
+                    let neg = u8::from(na) | u8::from(nb) << 1;
+                }
+                regs { rw.def(d); rw.src(a); rw.src(b); rw.src(c); }
+                exec lanes {
+                    let (fa, fb) = (
+                        if neg & 1 != 0 { 0x8000_8000 } else { 0 },
+                        if neg & 2 != 0 { 0x8000_8000 } else { 0 },
+                    );
+                    x.fetched3(d, a, b, c, |a, b, c| semantics::hfma2(a ^ fa, b ^ fb, c))
+                }
+
+            /// `DADD[.rnd] d, a, b` on f64 register pairs.
+            Dadd { d: u8, a: Src, b: Src, round: Round, lit: u8 }
+                spell { "DADD" => "DADD[.RN|.RZ|.RM|.RP] Rd, Ra, b (register pairs)" }
+                class Sfu
+                decode {
+                    let round = rounding(m);
+                    let d = o.dst()?;
+                    let a = o.dsrc()?;
+                    let b = o.dsrc()?;
+                    let lit = lits(&[a, b]);
+                    check_pair_alignment(ins, d, Width::B64)?;
+                }
+                regs { rw.def_group(d, 2); rw.src_pair(a); rw.src_pair(b); }
+                exec lanes {
+                    x.map64(d, true, true, [a, b, Src::Imm(0)], 0b011, lit, |a, b, _| semantics::dadd(round, a, b))
+                }
+
+            /// `DMUL[.rnd] d, a, b` on f64 register pairs.
+            Dmul { d: u8, a: Src, b: Src, round: Round, lit: u8 }
+                spell { "DMUL" => "DMUL[.RN|.RZ|.RM|.RP] Rd, Ra, b (register pairs)" }
+                class Sfu
+                decode {
+                    let round = rounding(m);
+                    let d = o.dst()?;
+                    let a = o.dsrc()?;
+                    let b = o.dsrc()?;
+                    let lit = lits(&[a, b]);
+                    check_pair_alignment(ins, d, Width::B64)?;
+                }
+                regs { rw.def_group(d, 2); rw.src_pair(a); rw.src_pair(b); }
+                exec lanes {
+                    x.map64(d, true, true, [a, b, Src::Imm(0)], 0b011, lit, |a, b, _| semantics::dmul(round, a, b))
+                }
+
+            /// `DFMA[.rnd] d, a, b, c` on f64 register pairs, fused.
+            Dfma { d: u8, a: Src, b: Src, c: Src, round: Round, lit: u8 }
+                spell { "DFMA" => "DFMA[.RN|.RZ|.RM|.RP] Rd, Ra, b, c (register pairs)" }
+                class Sfu
+                decode {
+                    let round = rounding(m);
+                    let d = o.dst()?;
+                    let a = o.dsrc()?;
+                    let b = o.dsrc()?;
+                    let c = o.dsrc()?;
+                    let lit = lits(&[a, b, c]);
+                    check_pair_alignment(ins, d, Width::B64)?;
+                }
+                regs { rw.def_group(d, 2); rw.src_pair(a); rw.src_pair(b); rw.src_pair(c); }
+                exec lanes {
+                    x.map64(d, true, true, [a, b, c], 0b111, lit, |a, b, c| semantics::dfma(round, a, b, c))
+                }
+
+            /// `DSETP.cmp.comb Pd, Pq, a, b, Pc` on f64 register pairs.
+            Dsetp { cmp: FCmp, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc, lit: u8 }
+                spell { "DSETP" => "DSETP.GT.AND Pd, Pq, Ra, b, Pc (register pairs)" }
+                class Sfu
+                decode {
+                    let cmp = fcmp(m, ins)?;
+                    let combine = combine(m, ins)?;
+                    let p = o.pdst()?;
+                    let q = o.pdst()?;
+                    let a = o.dsrc()?;
+                    let b = o.dsrc()?;
+                    let c = o.psrc()?;
+                    let lit = lits(&[a, b]);
+                }
+                regs { rw.pdef(p); rw.pdef(q); rw.src_pair(a); rw.src_pair(b); rw.pred(c); }
+                exec lanes { x.setp64(combine, p, q, [a, b], lit, c, |a, b| semantics::dsetp(cmp, a, b)) }
+
+            /// `F2F.F64.F32 d, a` (into a pair) or `F2F.F32.F64[.rnd] d, a` (from one).
+            F2f { d: u8, a: Src, to64: bool, round: Round, ftz: bool }
+                spell { "F2F" => "F2F.F64.F32 Rd, a  or  F2F.F32.F64[.RN|.RZ|.RM|.RP] Rd, Ra" }
+                class Sfu
+                decode {
+                    let ftz = m.has("FTZ");
+                    let round = rounding(m);
+                    let to64 = match (m.take(&["F64", "F32"]), m.take(&["F64", "F32"])) {
+                        (Some("F64"), Some("F32")) => true,
+                        (Some("F32"), Some("F64")) => false,
+                        _ => {
+                            let mut e = at(&ins.mnemonic, "F2F needs its two types");
+                            e.expected = Some("`.F64.F32` or `.F32.F64`".into());
+                            return Err(e);
+                        }
+                    };
+                    let d = o.dst()?;
+                    let a = if to64 { o.fsrc()? } else { o.dsrc()? };
+                    if to64 {
+                        check_pair_alignment(ins, d, Width::B64)?;
+                    }
+                }
+                regs {
+                    if to64 {
+                        rw.def_group(d, 2);
+                        rw.src(a);
+                    } else {
+                        rw.def(d);
+                        rw.src_pair(a);
+                    }
+                }
+                exec lanes {
+                    if to64 {
+                        x.map64(d, true, true, [a, Src::Imm(0), Src::Imm(0)], 0, 0, |a, _, _| semantics::f2f_f64_f32(a as u32))
+                    } else {
+                        x.map64(d, false, true, [a, Src::Imm(0), Src::Imm(0)], 0b001, 0, |a, _, _| {
+                            u64::from(semantics::f2f_f32_f64(round, ftz, a))
+                        })
+                    }
+                }
+
+            /// `YIELD`: a scheduling hint; nothing here.
+            Yield
+                spell { "YIELD" => "YIELD" }
+                class Control
+                decode {}
+                regs {}
+                exec control { Nop }
+
+            /// `MEMBAR.{SC|ALL}.{CTA|GPU|SYS}`: a memory fence; memory is
+            /// sequentially consistent in this model, so it waits for nothing.
+            Membar
+                spell { "MEMBAR" => "MEMBAR.SC.GPU" }
+                class Control
+                decode { m.take(&["SC", "ALL", "VC"]); }
+                regs {}
+                exec control { Nop }
 
             /// Global load into `d` (and following registers for wide widths).
             Ldg { d: u8, addr: MemRef, width: Width }
@@ -1064,9 +1444,11 @@ macro_rules! opcode_table {
                 exec control { Branch }
 
             Bssy { barrier: u8, target: u32 }
-                spell { "BSSY" => "BSSY Bn, label" }
+                spell { "BSSY" => "BSSY[.RECONVERGENT] Bn, label" }
                 class Control
                 decode {
+                    // `.RECONVERGENT` (sm_120) names what every BSSY does here.
+                    m.take(&["RECONVERGENT"]);
                     let barrier = o.barrier()?;
                     let target = o.target()?;
                 }
@@ -1074,9 +1456,12 @@ macro_rules! opcode_table {
                 exec control { BarrierSetup }
 
             Bsync { barrier: u8 }
-                spell { "BSYNC" => "BSYNC Bn" }
+                spell { "BSYNC" => "BSYNC[.RECONVERGENT] Bn" }
                 class Control
-                decode { let barrier = o.barrier()?; }
+                decode {
+                    m.take(&["RECONVERGENT"]);
+                    let barrier = o.barrier()?;
+                }
                 regs {}
                 exec control { BarrierSync }
 
@@ -1238,6 +1623,21 @@ macro_rules! define_op {
 
 opcode_table!(define_op);
 
+impl Op {
+    /// Which value sources (bit `i` for the `i`-th, as
+    /// [`Op::try_for_each_src_mut`] counts them) are 64-bit register pairs,
+    /// so that a constant there reads two words.
+    pub fn pair_sources(&self) -> u8 {
+        match self {
+            Op::Dadd { .. } | Op::Dmul { .. } | Op::Dsetp { .. } => 0b011,
+            Op::Dfma { .. } => 0b111,
+            Op::Iadd { wide: true, .. } => 0b011,
+            Op::F2f { to64: false, .. } | Op::I2f { wide: true, .. } => 0b001,
+            _ => 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1246,8 +1646,11 @@ mod tests {
     #[test]
     fn spellings_and_classes_come_from_the_table() {
         // Counted by hand from the table: 36 variants, IMUL and FSEL
-        // sharing; then 20 more, LDCU, RED and REDG sharing (22 spellings).
-        assert_eq!(OPCODES.len(), 38 + 22);
+        // sharing (38); then 20 memory and uniform variants, LDCU, RED and
+        // REDG sharing (22 spellings); then SHF PRMT FLO BREV IADD VIADD
+        // VIADDMNMX PLOP3 HFMA2 DADD DMUL DFMA DSETP F2F YIELD MEMBAR, and
+        // the spellings VIMNMX and I2FP (18).
+        assert_eq!(OPCODES.len(), 38 + 22 + 18);
         assert_eq!(usage("IMUL.WIDE"), "IMUL[.WIDE|.HI][.U32] Rd, a, b");
         assert_eq!(usage("FSEL"), "SEL Rd, a, b, Pp");
         assert_eq!(usage("FOO"), "OPCODE operands");
@@ -1273,6 +1676,7 @@ mod tests {
             shift: 4,
             hi: true,
             carry_in: PredSrc::TRUE,
+            sx32: false,
         };
         let mut seen = Vec::new();
         let ok: Result<(), ()> = op.try_for_each_src_mut(|i, s| {

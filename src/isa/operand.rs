@@ -208,6 +208,8 @@ pub enum MufuOp {
     Sqrt,
     Sin,
     Cos,
+    /// `MUFU.RCP64H`: the high word of an f64 reciprocal (see `semantics::rcp64h`).
+    Rcp64h,
 }
 
 /// `IMAD`/`IMUL` result selection.
