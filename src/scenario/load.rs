@@ -95,7 +95,9 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     };
     let program_text = leaf::string(&src, program_leaf, "program")?;
     let anchor = program::anchor(&src, program_leaf, &program_text);
-    let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
+    let selection = program::selection(&src, raw.kernel.as_ref(), raw.arch.as_ref())?;
+    let (program, listing) =
+        program::assemble(&src, &program_text, machine.latency.alu, anchor, &selection)?;
     // Linking checks that every `c[0x0][..]` the program reads is set.
     let kernel = kernel(
         &src,
@@ -124,6 +126,8 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         inputs,
         program_text,
         program,
+        listing,
+        selection,
         program_line: anchor.0,
         program_indent: anchor.1,
         expect,

@@ -184,6 +184,10 @@ pub(super) struct RawScenario {
     pub inputs: Option<Spanned<Ordered<Node>>>,
     #[serde(default, deserialize_with = "present")]
     pub program: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub kernel: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub arch: Leaf,
     pub expect: Option<Spanned<Ordered<Node>>>,
 }
 
@@ -282,6 +286,8 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "memory",
             "inputs",
             "program",
+            "kernel",
+            "arch",
             "expect",
         ],
     ),
