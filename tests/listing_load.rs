@@ -155,3 +155,259 @@ fn a_listing_runs_with_the_cycles_its_codes_give() {
     assert_eq!(r["cycles"], 420, "{r}");
     assert_eq!(r["memory"]["global_requests"], 2, "{r}");
 }
+
+fn kernel_file(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn the_seed_listing_s_load_and_its_consumer_share_a_scoreboard() {
+    // tests/kernels/seed.sm_90.nvdisasm, as nvdisasm -hex printed it:
+    //   /*00b0*/ LDG.E R0, desc[UR4][R2.64] ;       high word 0x000ea4000c1e1900
+    //   /*00c0*/ FSETP.GT.AND P0, PT, R0, 0.5, PT ; high word 0x004fda0003f04000
+    // By hand: 0x000ea4 >> 1 (bit 41 of the word is bit 1 of its top 24
+    // bits) = 0x752: stall 2, yield bit 1 (not set), write barrier
+    // (0x752 >> 5) & 7 = 2, read barrier 7 (none), wait mask 0. And
+    // 0x004fda >> 1 = 0x27ed: wait mask (0x27ed >> 11) & 0x3f = 0b000100,
+    // scoreboard 2, yield bit 0 (set), stall 13. The FSETP reads R0, the LDG's result.
+    let text = kernel_file("seed.sm_90.nvdisasm");
+    let l = warpstep::asm::listing::read(&text).expect("the listing reads");
+    let k = l.kernel(Some("divergent_kernel")).expect("the kernel");
+    let ldg = k
+        .instructions
+        .iter()
+        .find(|i| i.address == 0xb0)
+        .expect("0xb0");
+    let fsetp = k
+        .instructions
+        .iter()
+        .find(|i| i.address == 0xc0)
+        .expect("0xc0");
+    assert!(ldg.text.starts_with("LDG.E R0,"), "{}", ldg.text);
+    assert!(
+        fsetp.text.starts_with("FSETP.GT.AND P0, PT, R0,"),
+        "{}",
+        fsetp.text
+    );
+    let (lc, fc) = (
+        ldg.control.expect("decoded"),
+        fsetp.control.expect("decoded"),
+    );
+    assert_eq!(lc.write_barrier, Some(2));
+    assert_eq!(lc.read_barrier, None);
+    assert_eq!(lc.stall, 2);
+    assert_eq!(fc.wait_mask, 0b000100);
+    assert!(fc.waits_on(2));
+    assert_eq!(fc.stall, 13);
+    assert!(fc.yield_);
+    // In the assembler's notation, as `check --controls` shows them.
+    assert_eq!(lc.to_ir().to_string(), "[B------:R-:W2:-:S02]");
+    assert_eq!(fc.to_ir().to_string(), "[B--2---:R-:W-:Y:S13]");
+}
+
+/// The `check` of `listing` in a scenario with `head`: exit code, stdout,
+/// stderr.
+fn check(name: &str, head: &str, listing: &str, extra: &[&str]) -> (i32, String, String) {
+    let dir = scratch(name);
+    let path = dir.join("s.yaml");
+    std::fs::write(&path, scenario_with(head, listing)).expect("write");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["check".as_ref()];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(a)));
+    args.push(path.as_os_str());
+    let o = warpstep(&args);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_shows_a_listing_s_codes_at_its_addresses() {
+    let (code, out, err) = check("controls", SMALL_HEAD, SMALL, &["--controls"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("listing: _Z4testPf for sm_90, 10 instructions (2 unreachable"),
+        "{out}"
+    );
+    assert!(
+        out.contains("controls: from the listing's hex words"),
+        "{out}"
+    );
+    // The codes of the high words above, unmarked (not derived).
+    for line in [
+        "/*0050*/ [B------:R-:W2:-:S01]  LDG.E R5, desc[UR4][R2.64]",
+        "/*0060*/ [B--2---:R-:W-:-:S04]  FADD R5, R5, 1",
+        "/*0090*/ [B------:R-:W-:-:S00]  BRA 0x90",
+    ] {
+        assert!(out.contains(line), "no `{line}` in\n{out}");
+    }
+}
+
+#[test]
+fn a_listing_without_hex_words_runs_derived_codes_and_check_says_so() {
+    // The same listing without its encoded words.
+    let bare: String = SMALL
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("/* 0x"))
+        .map(|l| match l.find("/* 0x") {
+            Some(i) => l[..i].trim_end().to_string(),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (code, out, err) = check("derived", SMALL_HEAD, &bare, &["--controls"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("controls: derived (the listing has no hex words)"),
+        "{out}"
+    );
+    // Derived, so marked `*`: the LDG takes scoreboard 0 (the first one
+    // round robin), the FADD waits on it.
+    assert!(
+        out.contains("/*0050*/ [B------:R-:W0:-:S01]* LDG.E"),
+        "{out}"
+    );
+    assert!(
+        out.contains("/*0060*/ [B0-----:R-:W-:-:S04]* FADD"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_lists_every_unsupported_opcode_of_the_seed_listing() {
+    let text = kernel_file("seed.sm_90.sass");
+    let head = "name: seed\nlaunch:\n  threads: 32\n";
+    let (code, out, err) = check("seed", head, &text, &[]);
+    assert_eq!(code, 2, "{out}{err}");
+    // Independent of the error list: the instruction lines of the listing
+    // whose opcode is not in the simulator's table, at their file lines
+    // (listing line k is file line 4 + k: `name`, `launch`, `threads` and
+    // `program: |` come first).
+    let expected: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let t = l.trim_start().strip_prefix("/*")?;
+            let body = t[t.find("*/")? + 2..].trim_start();
+            let body = body.split("/*").next()?.trim().trim_end_matches(';').trim();
+            let op_text = if body.starts_with('@') {
+                body.split_whitespace().nth(1)?
+            } else {
+                body.split_whitespace().next()?
+            };
+            let op = op_text.split('.').next()?.trim_end_matches(';');
+            (!warpstep::isa::OPCODES.contains(&op)).then(|| {
+                format!(
+                    "unsupported opcode `{op}` in `program`\n   --> {}:{}:",
+                    "s.yaml",
+                    i + 5
+                )
+            })
+        })
+        .collect();
+    assert!(
+        !expected.is_empty(),
+        "the seed listing has opcodes the simulator lacks"
+    );
+    for e in &expected {
+        let (msg, at) = e.split_once('\n').expect("two lines");
+        let found = err.split("error: ").any(|block| {
+            block.starts_with(msg) && block.contains(at.trim().trim_start_matches("--> "))
+        });
+        assert!(found, "no `{msg}` at {at} in\n{err}");
+    }
+    let reported = err.matches("error: unsupported opcode").count();
+    assert_eq!(reported, expected.len(), "{err}");
+}
+
+#[test]
+fn several_kernels_need_kernel_and_the_error_lists_them() {
+    let text = kernel_file("two_kernels.sm_90.sass");
+    let head = "name: two\nlaunch:\n  threads: 32\n";
+    let (code, _, err) = check("two", head, &text, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "the listing holds 2 kernels: `_Z6squarePfi` (square), `_Z6negatePfi` (negate)"
+        ),
+        "{err}"
+    );
+    // A misspelt name: the error is at `kernel:` (file line 4) and suggests.
+    let (code, _, err) = check("two-bad", &format!("{head}kernel: negat\n"), &text, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no kernel `negat` in the listing"), "{err}");
+    assert!(err.contains("s.yaml:4:9"), "{err}");
+    assert!(err.contains("did you mean `negate`?"), "{err}");
+}
+
+#[test]
+fn kernel_selects_by_plain_or_mangled_name() {
+    // Two kernels of supported opcodes; each exits at a different point.
+    let two = "\
+\tcode for sm_90
+\t\tFunction : _Z1av
+        /*0000*/                   MOV R1, 0x1 ;
+        /*0010*/                   EXIT ;
+\t\t..........
+\t\tFunction : _Z1bv
+        /*0000*/                   MOV R1, 0x2 ;
+        /*0010*/                   MOV R2, 0x3 ;
+        /*0020*/                   EXIT ;
+\t\t..........
+";
+    let head = "name: two\nlaunch:\n  threads: 32\n";
+    let a = load(&scenario_with(&format!("{head}kernel: a\n"), two));
+    assert_eq!(a.program.instrs.len(), 2);
+    let b = load(&scenario_with(&format!("{head}kernel: _Z1bv\n"), two));
+    assert_eq!(b.program.instrs.len(), 3);
+    // Listing line 8 is b's second MOV.
+    assert_eq!(b.program.instrs[1].line, 8);
+}
+
+#[test]
+fn arch_from_the_listing_and_the_key_must_agree() {
+    let head = format!("{SMALL_HEAD}arch: sm_80\n");
+    let e = load_err(&scenario_with(&head, SMALL));
+    assert!(
+        e.contains("`arch: sm_80` but the listing is code for sm_90"),
+        "{e}"
+    );
+    assert!(e.contains("t.yaml:8:7"), "{e}");
+    // Agreeing is fine.
+    let ok = load(&scenario_with(&format!("{SMALL_HEAD}arch: sm_90\n"), SMALL));
+    assert_eq!(ok.program.arch, Some(90));
+}
+
+#[test]
+fn pre_volta_listings_are_refused_naming_the_architecture() {
+    let old = "\
+\tcode for sm_61
+\t\tFunction : _Z1av
+        /*0008*/                   MOV R1, c[0x0][0x20] ;
+        /*0010*/                   EXIT ;
+";
+    let e = load_err(&scenario_with("name: old\n", old));
+    assert!(
+        e.contains(
+            "sm_61 listings are not supported: warpstep runs sm_70 and newer \
+             (Volta's 128-bit encoding with embedded control codes)"
+        ),
+        "{e}"
+    );
+    // At the listing's `code for sm_61`, program line 1 = file line 3.
+    assert!(e.contains("t.yaml:3:"), "{e}");
+}
+
+#[test]
+fn errors_point_at_the_listing_line_in_the_file() {
+    // A bad operand on the listing's sixth line (the MOV; program line k
+    // is file line 8 + k), at the first extra operand (column 50).
+    let bad = SMALL.replace("MOV R3, 0x7f00 ;  ", "MOV R3, R3, R3, R3;");
+    let e = load_err(&scenario_with(SMALL_HEAD, &bad));
+    assert!(e.contains("too many operands for MOV"), "{e}");
+    assert!(e.contains("t.yaml:14:50"), "{e}");
+}
