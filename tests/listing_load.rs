@@ -215,7 +215,7 @@ fn check(name: &str, head: &str, listing: &str, extra: &[&str]) -> (i32, String,
     let path = dir.join("s.yaml");
     std::fs::write(&path, scenario_with(head, listing)).expect("write");
     let mut args: Vec<&std::ffi::OsStr> = vec!["check".as_ref()];
-    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(a)));
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
     args.push(path.as_os_str());
     let o = warpstep(&args);
     (
