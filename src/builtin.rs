@@ -45,5 +45,6 @@ pub fn resolve(arg: &str) -> Result<Scenario, LoadError> {
             None => "`warpstep list` shows the built-in scenarios".into(),
         }),
         source_line: None,
+        also: Vec::new(),
     })
 }

@@ -97,16 +97,9 @@ pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
         }
     }
     let Some((last_line, last_raw)) = raws.last() else {
-        return Err(AsmError {
-            line: 1,
-            column: 1,
-            len: 1,
-            message: "the program has no instructions".into(),
-            expected: Some("at least one instruction".into()),
-            hint: Some("a program ends with `EXIT`".into()),
-        });
+        return Err(no_instructions());
     };
-    let (last_line, last_col, last_len) = (
+    let end = (
         *last_line,
         last_raw.column,
         last_raw.text.chars().count() as u32,
@@ -114,43 +107,80 @@ pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
     let n = raws.len() as u32;
     let mut instrs = Vec::with_capacity(raws.len());
     for (line, raw) in &raws {
-        let located = |mut e: AsmError| {
-            e.line = *line;
-            e
-        };
-        let (op, class) = opcodes::build(raw, &labels).map_err(located)?;
-        if let Op::Bra { target } | Op::Bssy { target, .. } = op
-            && target >= n
-        {
-            let operand = raw
-                .operands
-                .last()
-                .map_or((raw.column, 1), |o| (o.column, o.len));
-            return Err(AsmError {
-                line: *line,
-                column: operand.0,
-                len: operand.1,
-                message: "branch target past the last instruction".into(),
-                expected: Some("a label that names an instruction".into()),
-                hint: Some("put the label before an instruction, e.g. `done: EXIT`".into()),
-            });
-        }
-        let guard = raw.guard.as_ref().map_or(PredSrc::TRUE, |g| g.value);
-        let (defs, uses) = deps::resources(&op, guard);
-        instrs.push(Instr {
-            line: *line,
-            column: raw.column,
-            text: raw.text.clone(),
-            mnemonic: raw.mnemonic.value.clone(),
-            guard,
-            op,
-            class,
-            control: raw.control.unwrap_or_default(),
-            explicit_control: raw.control.is_some(),
-            defs,
-            uses,
+        instrs.push(build_instr(*line, raw, &labels, n, raw.control)?);
+    }
+    finish(instrs, label_list, end, alu_latency, None)
+}
+
+fn no_instructions() -> AsmError {
+    AsmError {
+        line: 1,
+        column: 1,
+        len: 1,
+        message: "the program has no instructions".into(),
+        expected: Some("at least one instruction".into()),
+        hint: Some("a program ends with `EXIT`".into()),
+    }
+}
+
+/// Types one parsed instruction at program line `line`; `control` is its
+/// written or decoded control code.
+fn build_instr(
+    line: u32,
+    raw: &parser::RawInstr,
+    labels: &HashMap<String, u32>,
+    n: u32,
+    control: Option<ir::Control>,
+) -> Result<Instr, AsmError> {
+    let located = |mut e: AsmError| {
+        e.line = line;
+        e
+    };
+    let (op, class) = opcodes::build(raw, labels).map_err(located)?;
+    if let Op::Bra { target } | Op::Bssy { target, .. } = op
+        && target >= n
+    {
+        let operand = raw
+            .operands
+            .last()
+            .map_or((raw.column, 1), |o| (o.column, o.len));
+        return Err(AsmError {
+            line,
+            column: operand.0,
+            len: operand.1,
+            message: "branch target past the last instruction".into(),
+            expected: Some("a label that names an instruction".into()),
+            hint: Some("put the label before an instruction, e.g. `done: EXIT`".into()),
         });
     }
+    let guard = raw.guard.as_ref().map_or(PredSrc::TRUE, |g| g.value);
+    let (defs, uses) = deps::resources(&op, guard);
+    Ok(Instr {
+        line,
+        column: raw.column,
+        text: raw.text.clone(),
+        mnemonic: raw.mnemonic.value.clone(),
+        guard,
+        op,
+        class,
+        control: control.unwrap_or_default(),
+        explicit_control: control.is_some(),
+        defs,
+        uses,
+    })
+}
+
+/// The checks and passes after typing: the program must not run past its
+/// end (`end` is the last instruction's line, column and length), the
+/// control-flow graph, derived control codes, reconvergence points.
+fn finish(
+    mut instrs: Vec<Instr>,
+    labels: Vec<ir::Label>,
+    (last_line, last_col, last_len): (u32, u32, u32),
+    alu_latency: u32,
+    arch: Option<u32>,
+) -> Result<Program, AsmError> {
+    let n = instrs.len() as u32;
     let flow: Vec<Flow> = instrs
         .iter()
         .map(|i| Flow::of(&i.op, !i.guard.is_always_true()))
@@ -192,11 +222,11 @@ pub fn assemble(text: &str, alu_latency: u32) -> Result<Program, AsmError> {
         .unwrap_or(0);
     Ok(Program {
         instrs,
-        labels: label_list,
+        labels,
         num_regs,
         reconvergence,
         blocks: cfg.blocks,
-        arch: None,
+        arch,
     })
 }
 

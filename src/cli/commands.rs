@@ -355,6 +355,19 @@ fn check(args: &[String], controls: bool) -> i32 {
             }
         };
         outln!("ok  {}  ({})", text::sanitize(&sc.name), sc.origin);
+        if let Some(l) = &sc.listing {
+            outln!(
+                "listing: {} for {}, {} instructions{}",
+                text::sanitize(&l.kernel),
+                l.arch,
+                sc.program.instrs.len(),
+                match l.padding {
+                    0 => String::new(),
+                    n => format!(" ({n} unreachable after the final self-branch left out)"),
+                }
+            );
+            outln!("{}", l.controls_note(sc.program.instrs.len()));
+        }
         if controls {
             out!("{}", listing(&sc));
         }

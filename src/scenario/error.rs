@@ -81,6 +81,7 @@ impl SourceFile<'_> {
             expected: None,
             hint: None,
             source_line,
+            also: Vec::new(),
         }
     }
 
@@ -262,7 +263,19 @@ impl LoadError {
             expected: None,
             hint: None,
             source_line: None,
+            also: Vec::new(),
         }
+    }
+
+    /// This error followed by `more`, found in the same pass.
+    pub(super) fn with_more(mut self, more: Vec<LoadError>) -> LoadError {
+        self.also.extend(more);
+        self
+    }
+
+    /// This error and the ones found with it, in order.
+    pub fn all(&self) -> impl Iterator<Item = &LoadError> {
+        std::iter::once(self).chain(&self.also)
     }
 }
 
@@ -409,6 +422,9 @@ impl fmt::Display for LoadError {
         }
         if let Some(h) = &self.hint {
             write!(f, "\n{pad} = hint: {}", sanitize_text(h))?;
+        }
+        for more in &self.also {
+            write!(f, "\n\n{more}")?;
         }
         Ok(())
     }

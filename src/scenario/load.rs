@@ -96,14 +96,17 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     };
     let program_text = leaf::string(&src, program_leaf, "program")?;
     let anchor = program::anchor(&src, program_leaf, &program_text);
-    let program = program::assemble(&src, &program_text, machine.latency.alu, anchor)?;
+    let selection = program::selection(&src, raw.kernel.as_ref(), raw.arch.as_ref())?;
+    let (program, listing) =
+        program::assemble(&src, &program_text, machine.latency.alu, anchor, &selection)?;
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.
         Some(sm) => {
-            let params = kernel_symbol(&program_text)
-                .as_deref()
-                .and_then(crate::asm::abi::mangled_params);
+            // A mangled name gives the parameters' types.
+            let params = listing
+                .as_ref()
+                .and_then(|l| crate::asm::abi::mangled_params(&l.kernel));
             let reads = args::reads(&program);
             let mut bank = args::abi_bank(
                 &src,
@@ -155,6 +158,8 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         inputs,
         program_text,
         program,
+        listing,
+        selection,
         program_line: anchor.0,
         program_indent: anchor.1,
         expect,
@@ -188,17 +193,6 @@ pub(super) fn kernel(
         |k, i| k.with_init(i.target, Arc::new(i.clone())),
     );
     Ok(k)
-}
-
-/// The symbol of the program's kernel when the program is a listing of
-/// exactly one kernel.
-// TODO(kernel:): with several kernels, the one `kernel:` chooses.
-fn kernel_symbol(text: &str) -> Option<String> {
-    let listing = crate::asm::listing::read(text).ok()?;
-    match listing.kernels.as_slice() {
-        [k] if !k.name.is_empty() => Some(k.name.clone()),
-        _ => None,
-    }
 }
 
 /// Nothing but whitespace, comments and document markers.

@@ -211,6 +211,12 @@ pub struct Scenario {
     /// The program text as written.
     pub program_text: String,
     pub program: Program,
+    /// What a program given as a listing keeps of it (its kernel,
+    /// architecture, where the control codes came from); `None` for a
+    /// hand-written program.
+    pub listing: Option<crate::asm::listing::ListingInfo>,
+    /// `kernel:` and `arch:`, for [`Scenario::reassemble`].
+    selection: program::Selection,
     /// File line of the program's first line, and its indentation, so a
     /// program line maps back to the file.
     pub program_line: u32,
@@ -259,6 +265,9 @@ pub struct LoadError {
     pub hint: Option<String>,
     /// The offending source line, for the snippet.
     pub source_line: Option<String>,
+    /// Further errors found in the same pass (every error of a listing's
+    /// program), shown after this one.
+    pub also: Vec<LoadError>,
 }
 
 impl std::error::Error for LoadError {}
@@ -315,8 +324,15 @@ impl Scenario {
             text: &self.source,
         };
         let anchor = (self.program_line, self.program_indent);
-        self.program =
-            program::assemble(&src, &self.program_text, self.machine.latency.alu, anchor)?;
+        let (p, listing) = program::assemble(
+            &src,
+            &self.program_text,
+            self.machine.latency.alu,
+            anchor,
+            &self.selection,
+        )?;
+        self.program = p;
+        self.listing = listing;
         let kernel = load::kernel(
             &src,
             &self.program,

@@ -186,6 +186,10 @@ pub(super) struct RawScenario {
     pub args: Leaf,
     #[serde(default, deserialize_with = "present")]
     pub program: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub kernel: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub arch: Leaf,
     pub expect: Option<Spanned<Ordered<Node>>>,
 }
 
@@ -293,6 +297,8 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "inputs",
             "args",
             "program",
+            "kernel",
+            "arch",
             "expect",
         ],
     ),

@@ -14,6 +14,7 @@
 //! Every error is located (1-based line and column in the listing text);
 //! the reader goes on after a bad line, so one pass reports them all.
 
+pub mod assemble;
 pub mod control;
 
 #[cfg(test)]
@@ -22,6 +23,7 @@ mod tests;
 use std::fmt;
 
 use super::AsmError;
+pub use assemble::{ListingInfo, assemble_kernel, check_arch, info, looks_like};
 pub use control::Control;
 
 /// The GPU architecture a listing was compiled for, as `sm_XY` names it:
