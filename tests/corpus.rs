@@ -1486,21 +1486,6 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("histogram", "sm_75", "BMOV not supported"),
     (
         "int_divmod",
-        "sm_75",
-        "wrong quotients: the reciprocal-based division sequence",
-    ),
-    (
-        "int_divmod",
-        "sm_80",
-        "wrong quotients: the reciprocal-based division sequence",
-    ),
-    (
-        "int_divmod",
-        "sm_90",
-        "wrong quotients: the reciprocal-based division sequence",
-    ),
-    (
-        "int_divmod",
         "sm_120",
         "a predicate operand where a register is read (sm_120 form)",
     ),
@@ -1529,26 +1514,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "a uniform register pair as an f64 source not supported",
     ),
     ("stencil_1d", "sm_75", "BMOV not supported"),
-    (
-        "struct_param",
-        "sm_75",
-        "a struct passed by value is laid out wrong",
-    ),
-    (
-        "struct_param",
-        "sm_80",
-        "a struct passed by value is laid out wrong",
-    ),
-    (
-        "struct_param",
-        "sm_90",
-        "a struct passed by value is laid out wrong",
-    ),
-    (
-        "struct_param",
-        "sm_120",
-        "a struct passed by value is laid out wrong",
-    ),
     ("switch_case", "sm_75", "BMOV not supported"),
     ("switch_case", "sm_120", "BRX (jump tables) not supported"),
 ];

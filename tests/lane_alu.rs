@@ -131,3 +131,33 @@ fn f64_pairs_and_directed_rounding() {
         ]
     );
 }
+
+#[test]
+fn imad_hi_adds_a_register_pair_before_taking_the_high_word() {
+    // nvcc's division idiom: `IMAD.HI.U32 R9, R9, R11, R8` with R8 = 0 adds
+    // R9 << 32 (the pair R8:R9) to the product, i.e. umulhi(a, b) + a.
+    let out = run("
+        MOV R20, c[0x0][0x160]
+        MOV R2, 0x80000000
+        MOV R3, 0x3
+        MOV R4, 0xffffffff
+        MOV R5, 0x7
+        IMAD.HI.U32 R6, R2, R3, R4
+        IMAD.HI.U32 R7, R2, R3, RZ
+        FSEL R8, R2, -R2, PT
+        FSEL R9, R3, -R3, !PT
+        STG.E [R20], R6
+        STG.E [R20+0x4], R7
+        STG.E [R20+0x8], R8
+        STG.E [R20+0xc], R9
+        EXIT
+    ");
+    // R6: 0x8000_0000 * 3 = 0x1_8000_0000; plus the pair R5:R4 =
+    // 0x7_ffff_ffff gives 0x9_7fff_ffff: high word 9 (a 32-bit addend would
+    // give 1 + 0xffffffff = 0).
+    // R7: high word of 0x1_8000_0000 is 1.
+    // R8: FSEL with PT takes a: 0x80000000. R9: !PT takes -R3 as a float:
+    // the sign bit flipped, 0x80000003 (an integer negation would give
+    // 0xfffffffd).
+    assert_eq!(out[..4], [9, 1, 0x8000_0000, 0x8000_0003]);
+}

@@ -1131,7 +1131,8 @@ impl<const N: usize> Datapath<'_, '_, N> {
     /// A 64-bit result into the pair `d`, `d + 1`: `f(a, b, c64)` per lane,
     /// `c64` the 64-bit addend (the register pair `c`, `c + 1`; for an
     /// immediate or constant, its high word is the linked one, or the sign
-    /// of a negative immediate when `signed`).
+    /// of a negative immediate when `signed`). With `high_only`
+    /// (`IMAD.HI`) only the high word is written, into `d`.
     #[inline(always)]
     pub(crate) fn wide3(
         &mut self,
@@ -1140,6 +1141,7 @@ impl<const N: usize> Datapath<'_, '_, N> {
         sb: Src,
         sc: Src,
         signed: bool,
+        high_only: bool,
         f: impl Fn(u32, u32, u64) -> u64,
     ) {
         let n = lanes_of::<N>(self.w);
@@ -1165,6 +1167,10 @@ impl<const N: usize> Datapath<'_, '_, N> {
             let v = f(a[l], b[l], addend);
             r[l] = v as u32;
             hi[l] = (v >> 32) as u32;
+        }
+        if high_only {
+            write::<N>(self.w, d, &hi, self.on);
+            return;
         }
         write::<N>(self.w, d, r, self.on);
         if d != RZ {

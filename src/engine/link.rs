@@ -82,12 +82,12 @@ pub(crate) fn link(
             }
             Ok(())
         };
-        // Every value operand, from the opcode table; IMAD.WIDE's addend
-        // (its third) is 64-bit.
+        // Every value operand, from the opcode table; the addend (third)
+        // of IMAD.WIDE and IMAD.HI is 64-bit.
         let wide = matches!(
             resolved.op,
             Op::Imad {
-                mode: crate::asm::ir::MulMode::Wide,
+                mode: crate::asm::ir::MulMode::Wide | crate::asm::ir::MulMode::Hi,
                 ..
             }
         );

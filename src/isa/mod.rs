@@ -171,7 +171,8 @@ macro_rules! opcode_table {
                 exec lanes { x.s2r(d, sr) }
 
             /// `SEL`/`FSEL`: `d = p ? a : b`.
-            Sel { d: u8, a: Src, b: Src, p: PredSrc }
+            /// `FSEL` reads its sources as floats: `-R0` flips the sign bit.
+            Sel { d: u8, a: Src, b: Src, p: PredSrc, float: bool }
                 spell { "SEL" => "SEL Rd, a, b, Pp", "FSEL" => "SEL Rd, a, b, Pp" }
                 class Alu
                 decode {
@@ -182,9 +183,10 @@ macro_rules! opcode_table {
                         (o.isrc()?, o.isrc()?)
                     };
                     let p = o.psrc()?;
+                    let float = opcode == "FSEL";
                 }
                 regs { rw.def(d); rw.src(a); rw.src(b); rw.pred(p); }
-                exec lanes { x.select(false, d, a, b, p, semantics::sel) }
+                exec lanes { x.select(float, d, a, b, p, semantics::sel) }
 
             /// `d = a + b + c` (+ carry-ins with `.X`); carry-outs to `carry`.
             Iadd3 { d: u8, carry: [u8; 2], a: Src, b: Src, c: Src, carry_in: [PredSrc; 2] }
@@ -268,6 +270,11 @@ macro_rules! opcode_table {
                     if mode == MulMode::Wide {
                         rw.def_group(d, 2);
                         rw.src_pair(c);
+                    } else if mode == MulMode::Hi {
+                        // The addend of IMAD.HI is a pair too: nvcc's
+                        // division idiom adds `x << 32` through `Rc+1`.
+                        rw.def(d);
+                        rw.src_pair(c);
                     } else {
                         rw.def(d);
                         rw.src(c);
@@ -287,8 +294,8 @@ macro_rules! opcode_table {
                             |a, b, c, ci, _| u64::from(semantics::imad_lo(a, b, c).wrapping_add(u32::from(ci))),
                         ),
                         MulMode::Lo => x.map3(false, d, a, b, c, semantics::imad_lo),
-                        MulMode::Hi => x.fetched3(d, a, b, c, |a, b, c| semantics::imad_hi(signed, a, b, c)),
-                        MulMode::Wide => x.wide3(d, a, b, c, signed, |a, b, c| semantics::imad_wide(signed, a, b, c)),
+                        MulMode::Hi => x.wide3(d, a, b, c, signed, true, |a, b, c| semantics::imad_wide(signed, a, b, c)),
+                        MulMode::Wide => x.wide3(d, a, b, c, signed, false, |a, b, c| semantics::imad_wide(signed, a, b, c)),
                     }
                 }
 

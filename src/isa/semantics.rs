@@ -160,14 +160,8 @@ fn widen(x: u32, signed: bool) -> u64 {
     }
 }
 
-/// `IMAD.HI`: the high 32 bits of the 64-bit `a * b`, plus `c`.
-#[inline(always)]
-pub fn imad_hi(signed: bool, a: u32, b: u32, c: u32) -> u32 {
-    let p = widen(a, signed).wrapping_mul(widen(b, signed));
-    ((p >> 32) as u32).wrapping_add(c)
-}
-
-/// `IMAD.WIDE`: the 64-bit `a * b + addend`.
+/// `IMAD.WIDE`: the 64-bit `a * b + addend`; `IMAD.HI` keeps its high
+/// 32 bits (its addend is a register pair as well).
 #[inline(always)]
 pub fn imad_wide(signed: bool, a: u32, b: u32, addend: u64) -> u64 {
     widen(a, signed)
