@@ -1134,6 +1134,7 @@ impl<const N: usize> Datapath<'_, '_, N> {
     /// of a negative immediate when `signed`). With `high_only`
     /// (`IMAD.HI`) only the high word is written, into `d`.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn wide3(
         &mut self,
         d: u8,
