@@ -1443,26 +1443,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "sm_120",
         "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
     ),
-    (
-        "conversions",
-        "sm_75",
-        "one f64 result 1 ulp from the reference",
-    ),
-    (
-        "conversions",
-        "sm_80",
-        "one f64 result 1 ulp from the reference",
-    ),
-    (
-        "conversions",
-        "sm_90",
-        "one f64 result 1 ulp from the reference",
-    ),
-    (
-        "conversions",
-        "sm_120",
-        "one f64 result 1 ulp from the reference",
-    ),
     ("device_call", "sm_75", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_80", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_90", "CALL.REL / RET.REL not supported"),
