@@ -278,10 +278,10 @@ fn a_listing_without_hex_words_runs_derived_codes_and_check_says_so() {
 }
 
 #[test]
-fn check_lists_every_unsupported_opcode_of_the_seed_listing() {
-    let text = kernel_file("seed.sm_90.sass");
-    let head = "name: seed\nlaunch:\n  threads: 32\n";
-    let (code, out, err) = check("seed", head, &text, &[]);
+fn check_lists_every_unsupported_opcode_of_a_listing() {
+    let text = kernel_file("device_call.sm_90.sass");
+    let head = "name: call\nlaunch:\n  threads: 32\n";
+    let (code, out, err) = check("call", head, &text, &[]);
     assert_eq!(code, 2, "{out}{err}");
     // Independent of the error list: the instruction lines of the listing
     // whose opcode is not in the simulator's table, at their file lines
@@ -311,7 +311,7 @@ fn check_lists_every_unsupported_opcode_of_the_seed_listing() {
         .collect();
     assert!(
         !expected.is_empty(),
-        "the seed listing has opcodes the simulator lacks"
+        "the listing has opcodes the simulator lacks (CALL, RET)"
     );
     for e in &expected {
         let (msg, at) = e.split_once('\n').expect("two lines");

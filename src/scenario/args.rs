@@ -192,8 +192,9 @@ pub(super) fn abi_bank(
                 args_pos,
                 "args",
                 format!(
-                    "the kernel takes {} parameters, `args` gives {}",
+                    "the kernel takes {} parameter{}, `args` gives {}",
                     params.len(),
+                    if params.len() == 1 { "" } else { "s" },
                     args.len()
                 ),
             )

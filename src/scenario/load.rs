@@ -103,9 +103,12 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.
         Some(sm) => {
-            // A mangled name gives the parameters' types.
+            // A mangled name gives the parameters' types. Without `args:`
+            // the parameters are left to `constants:` (linking names any
+            // the program reads and nothing sets).
             let params = listing
                 .as_ref()
+                .filter(|_| raw.args.is_some())
                 .and_then(|l| crate::asm::abi::mangled_params(&l.kernel));
             let reads = args::reads(&program);
             let mut bank = args::abi_bank(
