@@ -1158,14 +1158,18 @@ macro_rules! opcode_table {
 
             /// `USHF.L|.R[.U32|.S32][.HI] URd, lo, shift, hi`: funnel shift of
             /// the pair `hi:lo`, the low word of the result (`.HI`: the high).
-            Ushf { d: u8, lo: Src, sh: Src, hi: Src, left: bool, high: bool, signed: bool }
-                spell { "USHF" => "USHF.L|.R[.U32|.S32][.HI] URd, lo, shift, hi" }
+            Ushf { d: u8, lo: Src, sh: Src, hi: Src, left: bool, wrap: bool, kind: ShfKind, high: bool }
+                spell { "USHF" => "USHF.{L|R}[.W].{U32|S32|U64}[.HI] URd, lo, shift, hi" }
                 class Alu
                 decode {
                     let left = need(m, ins, &["L", "R"], "a direction")? == "L";
-                    let signed = m.take(&["U32", "S32", "U64", "S64"]).is_some_and(|t| t.starts_with('S'));
+                    let wrap = m.has("W");
+                    let kind = match m.take(&["U32", "S32", "U64"]) {
+                        Some("S32") => crate::isa::semantics::ShfKind::S32,
+                        Some("U64") => crate::isa::semantics::ShfKind::U64,
+                        _ => crate::isa::semantics::ShfKind::U32,
+                    };
                     let high = m.has("HI");
-                    m.take(&["W"]);
                     let d = o.udst()?;
                     let lo = o.usrc()?;
                     let sh = o.usrc()?;
@@ -1173,7 +1177,7 @@ macro_rules! opcode_table {
                 }
                 regs { rw.udef(d); rw.src(lo); rw.src(sh); rw.src(hi); }
                 exec lanes {
-                    let v = semantics::funnel_shift(left, high, signed, x.uval(lo), x.uval(sh), x.uval(hi));
+                    let v = semantics::shf(left, wrap, kind, high, x.uval(lo), x.uval(sh), x.uval(hi));
                     x.uwrite(d, v);
                 }
 
@@ -1281,7 +1285,7 @@ macro_rules! opcode_table {
                 }
                 regs { rw.udef(d); rw.src(a); rw.src(sel); rw.src(b); }
                 exec lanes {
-                    let v = semantics::byte_permute(x.uval(a), x.uval(sel), x.uval(b));
+                    let v = semantics::prmt(x.uval(a), x.uval(sel), x.uval(b));
                     x.uwrite(d, v);
                 }
 

@@ -413,42 +413,6 @@ pub fn vote(mode: VoteMode, ballot: u64, on: u64) -> bool {
     }
 }
 
-/// `SHF`/`USHF`: funnel shift of the 64-bit `hi:lo` by `sh` (mod 64 for
-/// the 64-bit forms, clamped to 32 for the 32-bit ones as SASS does):
-/// `.HI` the high word of the result, else the low. A right shift with
-/// `signed` brings in copies of the sign of `hi`.
-#[inline(always)]
-pub fn funnel_shift(left: bool, high: bool, signed: bool, lo: u32, sh: u32, hi: u32) -> u32 {
-    let v = u64::from(hi) << 32 | u64::from(lo);
-    let n = sh & 63;
-    let r = if left {
-        v << n
-    } else if signed {
-        ((v as i64) >> n) as u64
-    } else {
-        v >> n
-    };
-    if high { (r >> 32) as u32 } else { r as u32 }
-}
-
-/// `PRMT`/`UPRMT` (default mode): byte `k` of the result is byte
-/// `sel >> 4k & 7` of the pair `b:a` (a is bytes 0..3), or, where bit 3 of
-/// that nibble is set, that byte's sign bit replicated.
-#[inline(always)]
-pub fn byte_permute(a: u32, sel: u32, b: u32) -> u32 {
-    let pair = u64::from(b) << 32 | u64::from(a);
-    (0..4).fold(0, |r, k| {
-        let nib = sel >> (4 * k) & 0xf;
-        let byte = (pair >> (8 * (nib & 7)) & 0xff) as u32;
-        let byte = if nib & 8 != 0 {
-            if byte & 0x80 != 0 { 0xff } else { 0 }
-        } else {
-            byte
-        };
-        r | byte << (8 * k)
-    })
-}
-
 /// One step of `REDUX`: the running value combined with the next lane's.
 #[inline(always)]
 pub fn redux(op: ReduxOp, signed: bool, acc: u32, v: u32) -> u32 {
@@ -506,39 +470,6 @@ pub fn atom(op: AtomOp, old: u32, b: u32, c: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn funnel_shifts_by_hand() {
-        // USHF.R.U32.HI UR5, URZ, 0x1, UR5: hi >> 1. 0x8000_0003 >> 1.
-        assert_eq!(
-            funnel_shift(false, true, false, 0, 1, 0x8000_0003),
-            0x4000_0001
-        );
-        // Low word of a right funnel: 0x1_0000_0000 >> 4 -> 0x1000_0000.
-        assert_eq!(funnel_shift(false, false, false, 0, 4, 1), 0x1000_0000);
-        // Signed: 0xffff_fff0:0 >> 4 (arithmetic) high word = 0xffff_ffff.
-        assert_eq!(
-            funnel_shift(false, true, true, 0, 4, 0xffff_fff0),
-            0xffff_ffff
-        );
-        // Left .HI: (0x0000_0001:0x8000_0000) << 1 -> hi 0x3.
-        assert_eq!(funnel_shift(true, true, false, 0x8000_0000, 1, 1), 3);
-        // Left low word: 0x8000_0001 << 1 = 0x2 (bit 31 leaves).
-        assert_eq!(funnel_shift(true, false, false, 0x8000_0001, 1, 0), 2);
-    }
-
-    #[test]
-    fn byte_permute_by_hand() {
-        // UPRMT UR6, UR7, 0x7770, URZ: byte 0 of a, then bytes 7 (of b = 0).
-        assert_eq!(byte_permute(0x1122_3344, 0x7770, 0), 0x44);
-        // Identity 0x3210 and swap 0x0123.
-        assert_eq!(byte_permute(0x1122_3344, 0x3210, 0), 0x1122_3344);
-        assert_eq!(byte_permute(0x1122_3344, 0x0123, 0), 0x4433_2211);
-        // Sign replicate of byte 0 (0x84): nibble 8 -> 0xff.
-        assert_eq!(byte_permute(0x84, 0x8880, 0), 0xffff_ff84);
-        // Bytes of b: nibble 4 is byte 0 of b.
-        assert_eq!(byte_permute(0, 0x4444, 0xab), 0xabab_abab);
-    }
 
     #[test]
     fn redux_steps_by_hand() {
