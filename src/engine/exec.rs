@@ -1564,6 +1564,19 @@ impl<const N: usize> Datapath<'_, '_, N> {
 /// otherwise), or a 32-bit source zero-extended. An immediate in a pair
 /// position is a literal (`lit`: the high word of an f64, or a
 /// sign-extended integer) or a linked constant (low word, `c_hi` high).
+/// A 64-bit source's operand modifiers: `|x|` and `-x` on the sign bit of
+/// an f64, `~x` and `-x` (two's complement) on an integer.
+#[inline(always)]
+fn modify64(v: u64, r: RegSrc, float: bool) -> u64 {
+    if float {
+        let v = if r.abs { v & !(1 << 63) } else { v };
+        if r.neg { v ^ 1 << 63 } else { v }
+    } else {
+        let v = if r.not { !v } else { v };
+        if r.neg { v.wrapping_neg() } else { v }
+    }
+}
+
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn fetch64<const N: usize>(
@@ -1594,16 +1607,7 @@ fn fetch64<const N: usize>(
             };
             for l in 0..n {
                 let v = u64::from(hi.map_or(0, |h| h[l])) << 32 | u64::from(lo.map_or(0, |x| x[l]));
-                out[l] = match (float, r.neg, r.abs, r.not) {
-                    (true, neg, abs, _) => {
-                        let v = if abs { v & !(1 << 63) } else { v };
-                        if neg { v ^ 1 << 63 } else { v }
-                    }
-                    (false, neg, _, not) => {
-                        let v = if not { !v } else { v };
-                        if neg { v.wrapping_neg() } else { v }
-                    }
-                };
+                out[l] = modify64(v, r, float);
             }
         }
         Src::Imm(v) => {
@@ -1621,17 +1625,7 @@ fn fetch64<const N: usize>(
                 w.ureg(r.reg.saturating_add(1))
             };
             let v = u64::from(hi) << 32 | u64::from(w.ureg(r.reg));
-            let v = match (float, r.neg, r.abs, r.not) {
-                (true, neg, abs, _) => {
-                    let v = if abs { v & !(1 << 63) } else { v };
-                    if neg { v ^ 1 << 63 } else { v }
-                }
-                (false, neg, _, not) => {
-                    let v = if not { !v } else { v };
-                    if neg { v.wrapping_neg() } else { v }
-                }
-            };
-            out[..n].fill(v);
+            out[..n].fill(modify64(v, r, float));
         }
         Src::Const { .. } => out[..n].fill(0),
     }
