@@ -1,5 +1,7 @@
-//! Headless engine throughput: a divergent-loop kernel over 1,000,003
-//! threads (block_dim 256), measured in warp instructions per second.
+//! Headless engine throughput over 1,000,003 threads (block_dim 256),
+//! measured in warp instructions per second: a hand-written divergent-loop
+//! kernel under both convergence models, and nvcc 13's own sm_90 listing of
+//! the seed kernel (`tests/kernels/seed.cu`), loaded unedited.
 //!
 //! `cargo bench --bench engine` (criterion's throughput line reads
 //! "elem/s": one element is one issued warp instruction).
@@ -41,9 +43,33 @@ program: |
   EXIT
 "#;
 
+/// The committed `cuobjdump -sass` listing of the seed kernel for sm_90.
+const SEED_SM_90: &str = include_str!("../tests/kernels/seed.sm_90.sass");
+
+/// The seed kernel over n = 1,000,003: half the elements above 0.5, so
+/// the compiler's predicated if/else splits every warp 16/16.
+fn seed_scenario() -> Arc<Scenario> {
+    let mut text = String::from(
+        "name: bench seed sm_90\n\
+         launch: {blocks: 3907, block_dim: 256}\n\
+         memory:\n  data: {type: f32, len: 1000003, init: \"0.25 + 0.5 * (i % 2)\"}\n\
+         args: [data, 1000003]\n\
+         program: |\n",
+    );
+    for line in SEED_SM_90.lines() {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    parse(&text)
+}
+
 fn scenario(convergence: &str) -> Arc<Scenario> {
-    let text = DIVERGENT_LOOP.replace("CONVERGENCE", convergence);
-    match Scenario::from_text(&text, Origin::Builtin("bench".into())) {
+    parse(&DIVERGENT_LOOP.replace("CONVERGENCE", convergence))
+}
+
+fn parse(text: &str) -> Arc<Scenario> {
+    match Scenario::from_text(text, Origin::Builtin("bench".into())) {
         Ok(s) => Arc::new(s),
         Err(e) => panic!("{e}"),
     }
@@ -57,22 +83,26 @@ fn issued(sc: &Arc<Scenario>) -> u64 {
 
 fn bench(c: &mut Criterion) {
     for model in ["stack", "its"] {
-        let sc = scenario(model);
-        let n = issued(&sc);
-        let mut g = c.benchmark_group("divergent_loop_1m_threads");
-        g.sample_size(10);
-        g.throughput(Throughput::Elements(n));
-        g.bench_function(model, |b| {
-            b.iter(|| {
-                let mut m = sc.new_machine().expect("builds");
-                // As `warpstep run` does: counters only, no per-cycle records.
-                m.set_record_issues(false);
-                m.run().expect("runs");
-                black_box(m.cycle())
-            })
-        });
-        g.finish();
+        measure(c, "divergent_loop_1m_threads", model, &scenario(model));
     }
+    measure(c, "seed_listing_1m_threads", "sm_90", &seed_scenario());
+}
+
+fn measure(c: &mut Criterion, group: &str, name: &str, sc: &Arc<Scenario>) {
+    let n = issued(sc);
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n));
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            let mut m = sc.new_machine().expect("builds");
+            // As `warpstep run` does: counters only, no per-cycle records.
+            m.set_record_issues(false);
+            m.run().expect("runs");
+            black_box(m.cycle())
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -192,6 +192,57 @@ impl<'a> Operands<'a> {
         e
     }
 
+    /// A 32-bit instruction immediate: the field holds 32 bits, read as
+    /// signed or unsigned, so `-2^31..=2^32-1` is the range either way.
+    /// Literals too long for 64 bits saturate in the parser and land here.
+    fn imm32(o: &Located<RawOperand>, value: i64) -> Result<u32, AsmError> {
+        if (-(1i64 << 31)..=u32::MAX as i64).contains(&value) {
+            return Ok(value as u32);
+        }
+        let mut e = at(o, format!("immediate `{}` does not fit 32 bits", o.text));
+        e.expected = Some("an integer from -2147483648 to 4294967295 (0xffffffff)".into());
+        e.hint = Some("an instruction's immediate field holds 32 bits".into());
+        Err(e)
+    }
+
+    /// A decimal integer read as a float value; a literal too long for 64
+    /// bits (the parser saturates it) is refused rather than rounded.
+    fn exact_int(o: &Located<RawOperand>, value: i64) -> Result<f64, AsmError> {
+        if value.unsigned_abs() < i64::MAX as u64 {
+            return Ok(value as f64);
+        }
+        let mut e = at(o, format!("`{}` is too long for a literal", o.text));
+        e.expected = Some("an integer of at most 63 bits, or a float such as 1.5e20".into());
+        e.hint = Some("write large float values with an exponent".into());
+        Err(e)
+    }
+
+    /// A float literal as an f32 immediate: refused when the decimal value
+    /// is beyond f32's range (`1e999`, `3.5e38`), so it never silently
+    /// becomes infinity; `INF` and `NAN` say what they mean.
+    fn float_imm(o: &Located<RawOperand>, v: f64, wide: bool) -> Result<f64, AsmError> {
+        let spelled_special = {
+            let t = o.text.to_ascii_uppercase();
+            t.contains("INF") || t.contains("NAN")
+        };
+        let max = if wide { f64::MAX } else { f32::MAX as f64 };
+        if spelled_special || v.abs() <= max {
+            return Ok(v);
+        }
+        let ty = if wide { "f64" } else { "f32" };
+        let mut e = at(o, format!("`{}` is out of the range of {ty}", o.text));
+        e.expected = Some(format!(
+            "a finite {ty} (magnitude at most {})",
+            if wide {
+                "1.7976931348623157e308"
+            } else {
+                "3.4028235e38"
+            }
+        ));
+        e.hint = Some("write INF or -INF for an infinity".into());
+        Err(e)
+    }
+
     /// A destination register.
     fn dst(&mut self) -> Result<u8, AsmError> {
         let o = self.take("a destination register")?;
@@ -233,7 +284,7 @@ impl<'a> Operands<'a> {
         match &o.value {
             RawOperand::Reg(r) if !r.abs => Ok(Src::Reg(*r)),
             RawOperand::UReg(r) if !r.abs => Ok(Src::UReg(*r)),
-            RawOperand::Int { value, .. } => Ok(Src::Imm(*value as u32)),
+            RawOperand::Int { value, .. } => Ok(Src::Imm(Self::imm32(o, *value)?)),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
                 offset: *offset,
@@ -255,9 +306,11 @@ impl<'a> Operands<'a> {
         match &o.value {
             RawOperand::Reg(r) if !r.not => Ok(Src::Reg(*r)),
             RawOperand::UReg(r) if !r.not => Ok(Src::UReg(*r)),
-            RawOperand::Int { value, hex: true } => Ok(Src::Imm(*value as u32)),
-            RawOperand::Int { value, hex: false } => Ok(Src::Imm((*value as f32).to_bits())),
-            RawOperand::Float(v) => Ok(Src::Imm((*v as f32).to_bits())),
+            RawOperand::Int { value, hex: true } => Ok(Src::Imm(Self::imm32(o, *value)?)),
+            RawOperand::Int { value, hex: false } => Ok(Src::Imm(
+                (Self::float_imm(o, Self::exact_int(o, *value)?, false)? as f32).to_bits(),
+            )),
+            RawOperand::Float(v) => Ok(Src::Imm((Self::float_imm(o, *v, false)? as f32).to_bits())),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
                 offset: *offset,
@@ -280,11 +333,13 @@ impl<'a> Operands<'a> {
                 }
                 Ok(Src::Reg(*r))
             }
-            RawOperand::Int { value, hex: true } => Ok(Src::Imm(*value as u32)),
-            RawOperand::Int { value, hex: false } => {
-                Ok(Src::Imm(((*value as f64).to_bits() >> 32) as u32))
-            }
-            RawOperand::Float(v) => Ok(Src::Imm((v.to_bits() >> 32) as u32)),
+            RawOperand::Int { value, hex: true } => Ok(Src::Imm(Self::imm32(o, *value)?)),
+            RawOperand::Int { value, hex: false } => Ok(Src::Imm(
+                (Self::exact_int(o, *value)?.to_bits() >> 32) as u32,
+            )),
+            RawOperand::Float(v) => Ok(Src::Imm(
+                (Self::float_imm(o, *v, true)?.to_bits() >> 32) as u32,
+            )),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
                 offset: *offset,
@@ -372,7 +427,7 @@ impl<'a> Operands<'a> {
         match &o.value {
             RawOperand::UReg(r) if !r.abs => Ok(Src::UReg(*r)),
             RawOperand::Reg(r) if r.reg == RZ && !r.abs => Ok(Src::UReg(RegSrc { reg: URZ, ..*r })),
-            RawOperand::Int { value, .. } => Ok(Src::Imm(*value as u32)),
+            RawOperand::Int { value, .. } => Ok(Src::Imm(Self::imm32(o, *value)?)),
             RawOperand::Const { bank, offset } => Ok(Src::Const {
                 bank: *bank,
                 offset: *offset,

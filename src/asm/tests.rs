@@ -241,6 +241,41 @@ fn errors_name_the_operand() {
     assert!(e.hint.unwrap().contains("hex"));
 }
 
+/// The immediate field is 32 bits: 0xffffffff and -2^31 are the ends of
+/// its range, one past either is refused at the literal's column; a float
+/// literal beyond f32 (or f64 for a DADD) is refused, INF is not.
+#[test]
+fn out_of_range_literals_are_refused_where_they_are_written() {
+    let p = asm("IADD3 R1, R0, 0xffffffff, RZ\nIADD3 R2, R0, -2147483648, RZ\nEXIT\n");
+    assert_eq!(p.instrs.len(), 3);
+    for (text, col) in [
+        ("IADD3 R1, R0, 0x100000000, RZ\nEXIT\n", 15),
+        ("IADD3 R1, R0, -2147483649, RZ\nEXIT\n", 15),
+        // 77 bits: the parser saturates, the range check still sees it.
+        ("IADD3 R1, R0, 0x1fffffffffffffffffff, RZ\nEXIT\n", 15),
+    ] {
+        let e = asm_err(text);
+        assert_eq!((e.line, e.column), (1, col), "{text}");
+        assert!(e.message.contains("does not fit 32 bits"), "{}", e.message);
+    }
+    for text in [
+        "FADD R1, R0, 1e999\nEXIT\n",
+        "FADD R1, R0, 3.5e38\nEXIT\n",
+        "DADD R2, R0, 1e999\nEXIT\n",
+        "FADD R1, R0, 100000000000000000000000000000000000000000000\nEXIT\n",
+    ] {
+        let e = asm_err(text);
+        assert_eq!((e.line, e.column), (1, 14), "{text}");
+        assert!(
+            e.message.contains("out of the range") || e.message.contains("too long"),
+            "{text}: {}",
+            e.message
+        );
+    }
+    // 3.4e38 rounds to f32::MAX's neighbourhood and is kept; INF is spelled.
+    asm("FADD R1, R0, 3.4e38\nFADD R2, R0, -INF\nDADD R2, R0, 1e300\nEXIT\n");
+}
+
 #[test]
 fn missing_label_suggests_the_nearest() {
     let e = asm_err("@P0 BRA lop\nloop:\nEXIT\n");
