@@ -89,3 +89,111 @@ fn a_fifo_and_a_directory_are_refused_at_once() {
     refused(&["run", &d], "is a directory, not a file");
     refused(&["replay", &d], "is a directory, not a file");
 }
+
+/// Runs warpstep under a 100 MB address-space limit (`ulimit -v`): an
+/// allocation past it fails and the process aborts, so an exit of 2 shows
+/// the refusal came before anything large was allocated.
+fn refused_small(dir: &Path, args: &[&str], needle: &str) {
+    let script = format!(
+        "ulimit -v 100000 && exec '{BIN}' {}",
+        args.iter()
+            .map(|a| format!("'{a}'"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let start = Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: missing {needle:?} in {err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{args:?} took {:?}",
+        start.elapsed()
+    );
+}
+
+/// 2^30 threads are 33,554,432 warps of 32; at the documented 640 bytes a
+/// warp that is 21,474,836,480 bytes = 20.0 GiB, above the 4 GiB default:
+/// refused at `launch:` (line 2, column 9) in under 2 s and 100 MB.
+#[test]
+fn a_launch_beyond_the_memory_budget_is_refused_at_load() {
+    let dir = scratch("launch");
+    std::fs::write(
+        dir.join("huge.yaml"),
+        "name: huge\nlaunch: {blocks: 1048576, block_dim: 1024}\nprogram: |\n  EXIT\n",
+    )
+    .expect("written");
+    for cmd in ["run", "check"] {
+        refused_small(
+            &dir,
+            &[cmd, "huge.yaml"],
+            "needs about 20.0 GiB of memory, more than the 4.0 GiB budget",
+        );
+    }
+    refused_small(&dir, &["check", "huge.yaml"], "huge.yaml:2:9");
+    // The budget can be raised: the same file then loads.
+    let (out, _) = warpstep(&[
+        "check",
+        "--memory-limit",
+        "32G",
+        dir.join("huge.yaml").to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A JSON report is built whole: 1,024 blocks of 1,024 threads are 32,768
+/// warps, 32,768 x 640 = 20 MiB for the engine and 32,768 x (640 + 3,400)
+/// = 126.25 MiB (printed 126.3) with the JSON tree. Under a 64 MiB budget the text report
+/// runs and the JSON one is refused before the run.
+#[test]
+fn the_json_report_counts_against_the_budget() {
+    let dir = scratch("json");
+    let path = dir.join("wide.yaml");
+    std::fs::write(
+        &path,
+        "name: wide\nlaunch: {blocks: 1024, block_dim: 1024}\nprogram: |\n  EXIT\n",
+    )
+    .expect("written");
+    let p = path.to_str().expect("utf-8 path");
+    let (out, _) = warpstep(&["run", "--memory-limit", "64M", p]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    refused(
+        &["run", "--memory-limit", "64M", "--format", "json", p],
+        "needs about 126.3 MiB",
+    );
+}
+
+/// The program budget: 262,144 lines. One line more is refused at that
+/// line (the program starts on line 3, so line 3 + 262,144) before the
+/// assembler runs.
+#[test]
+fn a_program_beyond_the_line_budget_is_refused_before_it_is_parsed() {
+    let dir = scratch("program");
+    let mut text = String::from("name: long\nprogram: |\n");
+    for _ in 0..262_145 {
+        text.push_str("  NOP\n");
+    }
+    std::fs::write(dir.join("long.yaml"), text).expect("written");
+    refused_small(&dir, &["check", "long.yaml"], "more than 262144 lines");
+    refused_small(&dir, &["check", "long.yaml"], "long.yaml:262147:1");
+}

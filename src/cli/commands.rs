@@ -9,6 +9,7 @@ use super::{Cli, CliError, Command, Format, Overrides, TuiArgs};
 use crate::builtin;
 use crate::report::{Report, compare, text};
 use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
+use crate::text::clean;
 use crate::tui::{self, App, Options};
 
 /// Writes text for a terminal to standard output: scenario text in it is
@@ -49,6 +50,9 @@ macro_rules! errln {
 /// Runs the parsed command line: the exit status, or why the command
 /// could not do its work.
 pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
+    if let Some(limit) = cli.memory_limit {
+        crate::scenario::budget::set_memory_limit(limit);
+    }
     match cli.command {
         None => stepper(&cli.tui),
         Some(Command::Run {
@@ -294,6 +298,22 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
             return 2;
         }
     };
+    if format == Format::Json {
+        // The JSON report is built whole before it is written.
+        for (_, sc) in &vars {
+            let f = sc.footprint();
+            let need = f.engine.saturating_add(f.json_report);
+            if let Some(m) =
+                crate::scenario::budget::over_budget(need, "the run with its JSON report")
+            {
+                errln!(
+                    "error: {}: {m}\n  = hint: launch fewer threads, use the text report, or raise the budget with `--memory-limit`",
+                    clean(&sc.origin.to_string())
+                );
+                return 2;
+            }
+        }
+    }
     let mut reports = Vec::with_capacity(vars.len());
     for (label, mut sc) in vars {
         // `expect:` describes the scenario's own machine: a variant that

@@ -56,6 +56,10 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// Memory a scenario's launch may need, estimated when it loads (e.g.
+    /// 8G, 512M; default 4G). See Budgets in the README.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::scenario::budget::parse_size)]
+    pub memory_limit: Option<u64>,
 }
 
 /// Options of the interactive stepper.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::error::{Pos, SourceFile};
 use super::raw::{Node, RawScenario};
 use super::{
-    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, args, constants,
-    expect, inputs, leaf, machine, memory, program,
+    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, args, budget,
+    constants, expect, inputs, leaf, machine, memory, program,
 };
 use crate::asm::Program;
 use crate::engine::{Kernel, Launch};
@@ -78,6 +78,13 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let machine = machine::load_machine(&src, raw.machine.as_ref())?;
     let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
     let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
+    // Before any per-thread input or buffer image is built.
+    let launch_pos = raw.launch.as_ref().map_or(Pos::top(), Pos::of);
+    budget::check_launch(
+        &src,
+        launch_pos,
+        &budget::footprint(&machine, &launch, &buffers, 0),
+    )?;
     let mut constants = constants::load_constants(&src, raw.constants.as_ref(), &launch, &buffers)?;
     let args = args::load_args(&src, raw.args.as_ref(), &buffers)?;
     let inputs = inputs::load_inputs(
@@ -96,9 +103,11 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     };
     let program_text = leaf::string(&src, program_leaf, "program")?;
     let anchor = program::anchor(&src, program_leaf, &program_text);
+    budget::check_program_lines(&src, &program_text, anchor)?;
     let selection = program::selection(&src, raw.kernel.as_ref(), raw.arch.as_ref())?;
     let (program, listing) =
         program::assemble(&src, &program_text, machine.latency.alu, anchor, &selection)?;
+    budget::check_instructions(&src, program.instrs.len(), anchor)?;
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.

@@ -10,6 +10,7 @@
 //! `inputs`, `program`, `expect`) turning raw values into checked ones.
 
 mod args;
+pub mod budget;
 mod constants;
 mod error;
 mod expect;
@@ -352,7 +353,23 @@ impl Scenario {
     /// fits on an SM, for a machine changed after loading (command-line
     /// overrides). The message names the key.
     pub fn validate_machine(&self) -> Result<(), String> {
-        machine::check(&self.machine, &self.launch)
+        machine::check(&self.machine, &self.launch)?;
+        // A narrower warp or a longer program means more warps to keep.
+        let need = self.footprint();
+        match budget::over_budget(need.engine, "the launch on this machine") {
+            Some(m) => Err(format!("{m}; raise it with `--memory-limit`")),
+            None => Ok(()),
+        }
+    }
+
+    /// The simulator memory the scenario's launch is expected to need.
+    pub fn footprint(&self) -> budget::Footprint {
+        budget::footprint(
+            &self.machine,
+            &self.launch,
+            &self.buffers,
+            self.program.instrs.len(),
+        )
     }
 
     /// The machine the scenario describes.
