@@ -613,3 +613,43 @@ fn sources_of_every_kind_read_alike_at_every_width() {
         assert_eq!(s.preds[2], 0b1111, "P2 width {width}");
     }
 }
+
+/// Warp 0 reaches the barrier long before warp 1 (which runs eight
+/// dependent adds first), so warp 0's stall count after BAR.SYNC runs out
+/// while it waits. Counted by hand: each warp issues the BAR.SYNC once
+/// and each instruction after it once (2 warps), whatever the timing;
+/// warp 0 issues 3 + 4 = 7 instructions (S2R, ISETP, BRA; BAR.SYNC, two
+/// adds, EXIT), warp 1 3 + 8 + 4 = 15.
+#[test]
+fn its_warp_waiting_at_a_barrier_issues_it_once() {
+    let program = "
+    S2R R0, SR_TID.X
+    ISETP.LT.AND P0, PT, R0, 32, PT
+    @P0 BRA bar
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+    IADD3 R3, R3, 1, RZ
+bar:
+    BAR.SYNC 0x0
+    IADD3 R4, R4, 1, RZ
+    IADD3 R4, R4, 1, RZ
+    EXIT
+";
+    let m = run(kernel_with(
+        program,
+        |m| m.convergence = Convergence::Its,
+        two_warps(),
+        vec![],
+    ));
+    let pcs = m.pc_counters();
+    // pc 11: BAR.SYNC; 12, 13: the adds after it; 14: EXIT
+    let executions: Vec<u64> = pcs[11..15].iter().map(|p| p.executions).collect();
+    assert_eq!(executions, vec![2, 2, 2, 2]);
+    let issued: Vec<u64> = m.warp_records().iter().map(|r| r.counters.issued).collect();
+    assert_eq!(issued, vec![7, 15]);
+}

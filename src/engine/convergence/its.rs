@@ -351,6 +351,9 @@ pub(crate) fn its_control(
             its.set_pc(rest, pc + 1);
             its.bar_arrive(on);
             its.current = None;
+            // The arrived lanes leave their group now: a group left at the
+            // barrier's pc would issue it again once its stall count ran out.
+            its.refresh(w.live);
         }
         _ => {
             its.set_pc(active, pc + 1);
