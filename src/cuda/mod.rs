@@ -10,6 +10,7 @@
 //! scenario opened a second time runs no tool at all.
 
 pub mod tools;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
