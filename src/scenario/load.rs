@@ -75,7 +75,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         None => String::new(),
     };
 
-    let mut machine = machine::load_machine(&src, raw.machine.as_ref())?;
+    let machine = machine::load_machine(&src, raw.machine.as_ref())?;
     let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
     let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
     let mut constants = constants::load_constants(&src, raw.constants.as_ref(), &launch, &buffers)?;
@@ -174,15 +174,6 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
                 e
             },
         )?;
-    // Real code from Volta on reconverges at BSSY/BSYNC: its model is
-    // `its` unless the scenario says otherwise.
-    let convergence_written = raw
-        .machine
-        .as_ref()
-        .is_some_and(|m| m.value.convergence.is_some());
-    if !convergence_written && listing.as_ref().is_some_and(|l| l.arch.sm >= 70) {
-        machine.convergence = crate::engine::Convergence::Its;
-    }
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.

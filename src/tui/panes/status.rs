@@ -105,8 +105,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     // Real code of Volta and newer: say what the other model shows.
     if sc.listing.as_ref().is_some_and(|l| l.arch.sm >= 70) {
         let other = match sc.machine.convergence {
-            Convergence::Its => "--convergence stack: the pre-Volta machine",
-            Convergence::Stack => "pre-Volta machine; --convergence its: Volta+",
+            Convergence::Its => "its = Volta+; --convergence stack shows pre-Volta",
+            Convergence::Stack => "stack = pre-Volta; --convergence its shows Volta+",
         };
         state(other.into(), Role::Dim, 0, 80);
     }
