@@ -260,34 +260,26 @@ fn is_ident(s: &str) -> bool {
 /// The element type of a buffer a pointer to `t` points into.
 fn elem_name(t: &ParamType) -> &'static str {
     match t {
-        ParamType::Int { size: 1, signed } => {
-            if *signed {
-                "i8"
-            } else {
-                "u8"
-            }
-        }
-        ParamType::Int { size: 2, signed } => {
-            if *signed {
-                "i16"
-            } else {
-                "u16"
-            }
-        }
-        ParamType::Int { size: 4, signed } => {
-            if *signed {
-                "i32"
-            } else {
-                "u32"
-            }
-        }
-        ParamType::Int { size: 8, signed } => {
-            if *signed {
-                "i64"
-            } else {
-                "u64"
-            }
-        }
+        ParamType::Int {
+            size: 1,
+            signed: true,
+        } => "i8",
+        ParamType::Int { size: 1, .. } => "u8",
+        ParamType::Int {
+            size: 2,
+            signed: true,
+        } => "i16",
+        ParamType::Int { size: 2, .. } => "u16",
+        ParamType::Int {
+            size: 4,
+            signed: true,
+        } => "i32",
+        ParamType::Int { size: 4, .. } => "u32",
+        ParamType::Int {
+            size: 8,
+            signed: true,
+        } => "i64",
+        ParamType::Int { size: 8, .. } => "u64",
         ParamType::Float { size: 8 } => "f64",
         ParamType::Float { .. } => "f32",
         ParamType::Pointer => "u64",
