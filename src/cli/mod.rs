@@ -75,8 +75,7 @@ pub struct TuiArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ModelArgs {
     /// Convergence model: stack (pre-Volta, one reconvergence stack per
-    /// warp) or its (Volta and newer, independent thread scheduling; the
-    /// default for listings of sm_70 and newer).
+    /// warp) or its (Volta and newer, independent thread scheduling).
     #[arg(long, value_parser = ["stack", "its"])]
     pub convergence: Option<String>,
     /// Scheduling policy: lrr or gto.
