@@ -14,6 +14,7 @@
 //! - [`session`]: stepping a machine both ways, breakpoints and runs to a
 //!   goal, for any frontend.
 //! - [`text`]: scenario text made safe for a terminal.
+//! - [`cuda`]: CUDA C compiled with nvcc to a listing, cached.
 //!
 //! With the `tui` feature (on by default), the frontends:
 //!
@@ -61,6 +62,7 @@ pub mod asm;
 pub mod builtin;
 #[cfg(feature = "tui")]
 pub mod cli;
+pub mod cuda;
 pub mod engine;
 pub mod expr;
 pub mod isa;

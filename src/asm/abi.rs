@@ -130,6 +130,18 @@ impl ParamType {
 /// cv-qualified types, struct names and substitutions (`S_`, `S0_` ...).
 /// `None` for an unmangled (`extern "C"`) symbol or anything else.
 pub fn mangled_params(symbol: &str) -> Option<Vec<ParamType>> {
+    Some(
+        mangled_params_with_pointees(symbol)?
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect(),
+    )
+}
+
+/// [`mangled_params`], with the type each pointer parameter points to
+/// (`_Z6kernelPfi` → `(pointer, float)`, `(int, none)`): `None` for a
+/// parameter that is no pointer, and for `void *`.
+pub fn mangled_params_with_pointees(symbol: &str) -> Option<Vec<(ParamType, Option<ParamType>)>> {
     let rest = symbol.strip_prefix("_Z")?;
     let mut d = Demangler {
         s: rest.as_bytes(),
@@ -152,8 +164,9 @@ pub fn mangled_params(symbol: &str) -> Option<Vec<ParamType>> {
 struct Demangler<'a> {
     s: &'a [u8],
     at: usize,
-    /// Substitution candidates in the order they appear.
-    subs: Vec<ParamType>,
+    /// Substitution candidates in the order they appear, each with the
+    /// type it points to.
+    subs: Vec<(ParamType, Option<ParamType>)>,
 }
 
 impl Demangler<'_> {
@@ -173,7 +186,8 @@ impl Demangler<'_> {
         Some(name.to_string())
     }
 
-    fn ty(&mut self) -> Option<ParamType> {
+    /// A type, and for a pointer the type it points to.
+    fn ty(&mut self) -> Option<(ParamType, Option<ParamType>)> {
         let c = *self.s.get(self.at)?;
         let int = |size, signed| Some(ParamType::Int { size, signed });
         let builtin = match c {
@@ -193,14 +207,20 @@ impl Demangler<'_> {
         };
         if let Some(t) = builtin {
             self.at += 1;
-            return Some(t);
+            return Some((t, None));
         }
         match c {
+            // `void`, only ever pointed to.
+            b'v' => {
+                self.at += 1;
+                Some((ParamType::Struct("void".into()), None))
+            }
             b'P' => {
                 self.at += 1;
-                self.ty()?;
-                self.subs.push(ParamType::Pointer);
-                Some(ParamType::Pointer)
+                let (to, _) = self.ty()?;
+                let to = (to != ParamType::Struct("void".into())).then_some(to);
+                self.subs.push((ParamType::Pointer, to.clone()));
+                Some((ParamType::Pointer, to))
             }
             // const, volatile, restrict: the same layout, a candidate of
             // its own.
@@ -212,8 +232,8 @@ impl Demangler<'_> {
             }
             b'0'..=b'9' => {
                 let t = ParamType::Struct(self.source_name()?);
-                self.subs.push(t.clone());
-                Some(t)
+                self.subs.push((t.clone(), None));
+                Some((t, None))
             }
             b'S' => {
                 self.at += 1;
@@ -400,6 +420,35 @@ mod tests {
         assert_eq!(mangled_params("extern_c_kernel"), None);
         assert_eq!(mangled_params("_ZN2ns1kEv"), None, "nested names");
         let _ = f32_;
+    }
+
+    #[test]
+    fn pointers_keep_what_they_point_to() {
+        use ParamType::*;
+        // `kernel(const float *, const float *, unsigned char *, void *, int)`,
+        // mangled by hand: S0_ is candidate 1, `PKf`.
+        assert_eq!(
+            mangled_params_with_pointees("_Z6kernelPKfS0_PhPvi"),
+            Some(vec![
+                (Pointer, Some(Float { size: 4 })),
+                (Pointer, Some(Float { size: 4 })),
+                (
+                    Pointer,
+                    Some(Int {
+                        size: 1,
+                        signed: false
+                    })
+                ),
+                (Pointer, None),
+                (
+                    Int {
+                        size: 4,
+                        signed: true
+                    },
+                    None
+                ),
+            ])
+        );
     }
 
     #[test]

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Cli, CliError, Command, Format, Overrides, TuiArgs};
+use super::{Cli, CliError, Command, Format, ModelArgs, Overrides, TuiArgs};
 use crate::builtin;
 use crate::report::{Report, compare, text};
-use crate::scenario::{Convergence, GroupPolicy, Policy, Scenario};
+use crate::scenario::{Convergence, GroupPolicy, LoadError, Policy, Scenario};
 use crate::text::clean;
 use crate::tui::{self, App, Options};
 
@@ -72,12 +72,14 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             keys,
             size,
             ascii,
+            model,
         }) => Ok(crate::record::record_command(
             &scenario,
             &output,
             keys.as_deref(),
             &size,
             ascii,
+            &model,
         )?),
         Some(Command::Replay {
             file,
@@ -89,6 +91,43 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             list();
             Ok(0)
         }
+        Some(Command::Compile {
+            source,
+            kernel,
+            arch,
+            nvcc_flags,
+            output,
+        }) => Ok(compile(
+            &source,
+            kernel.as_deref(),
+            &arch,
+            nvcc_flags.as_deref(),
+            output.as_deref(),
+        )),
+    }
+}
+
+/// Applies `--convergence` and `--policy` (clap has checked the names)
+/// to a loaded scenario, checking and relinking as `run`'s overrides do.
+pub fn apply_model(sc: &mut Scenario, model: &ModelArgs) -> Result<(), LoadError> {
+    let convergence = model.convergence.as_deref().map(|c| match c {
+        "stack" => Convergence::Stack,
+        _ => Convergence::Its,
+    });
+    let policy = model.policy.as_deref().map(|p| match p {
+        "gto" => Policy::Gto,
+        _ => Policy::Lrr,
+    });
+    if convergence.is_none() && policy.is_none() {
+        return Ok(());
+    }
+    sc.set_model(convergence, policy)
+}
+
+/// Writes loading's warnings to standard error.
+fn warn(sc: &Scenario) {
+    for w in &sc.warnings {
+        errln!("warning: {}: {w}", sc.origin);
     }
 }
 
@@ -96,7 +135,9 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
 /// does not load is an error before the terminal is touched.
 fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
     let name = args.scenario.as_deref().unwrap_or(builtin::DEFAULT);
-    let scenario = builtin::resolve(name)?;
+    let mut scenario = builtin::resolve(name)?;
+    warn(&scenario);
+    apply_model(&mut scenario, &args.model)?;
     let origin = scenario.origin.to_string();
     let options = Options {
         ascii: args.ascii,
@@ -112,7 +153,10 @@ fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
 /// Loads a scenario or prints why not.
 fn load(arg: &str) -> Option<Scenario> {
     match builtin::resolve(arg) {
-        Ok(s) => Some(s),
+        Ok(s) => {
+            warn(&s);
+            Some(s)
+        }
         Err(e) => {
             errln!("{e}");
             None
@@ -388,6 +432,17 @@ fn check(args: &[String], controls: bool) -> i32 {
             );
             outln!("{}", l.controls_note(sc.program.instrs.len()));
         }
+        if let Some(c) = &sc.cuda {
+            match &c.compiled {
+                Some(n) => outln!(
+                    "cuda: {} compiled by nvcc ({}){}",
+                    text::sanitize(&c.name),
+                    text::sanitize(&n.nvcc_version),
+                    if n.cache_hit { ", from the cache" } else { "" }
+                ),
+                None => outln!("cuda: {} shown beside `program:`", text::sanitize(&c.name)),
+            }
+        }
         if controls {
             out!("{}", listing(&sc));
         }
@@ -531,5 +586,98 @@ fn list() {
             })
             .unwrap_or_default();
         outln!("{name:<width$}  {}", text::sanitize(&title));
+    }
+}
+
+/// `warpstep compile`: 0 with the scenario written, 1 when it was written
+/// but does not load as it is, 2 when nothing could be written.
+fn compile(
+    source: &str,
+    kernel: Option<&str>,
+    arch: &str,
+    flags: Option<&str>,
+    output: Option<&str>,
+) -> i32 {
+    use crate::asm::listing::{Arch, check_arch};
+    use crate::cuda::write::{WriteError, WriteRequest, scenario};
+    let Some(arch_v) = Arch::parse(arch).filter(|a| check_arch(*a).is_ok()) else {
+        errln!(
+            "error: --arch `{arch}` is not an architecture warpstep runs (sm_70 or newer, like sm_90)"
+        );
+        return 2;
+    };
+    let bytes =
+        match crate::scenario::file::read_bounded(Path::new(source), crate::cuda::MAX_SOURCE_BYTES)
+        {
+            Ok(b) => b,
+            Err(e) => {
+                errln!("error: cannot read `{source}`: {e}");
+                return 2;
+            }
+        };
+    let Ok(text) = String::from_utf8(bytes) else {
+        errln!("error: `{source}` is not UTF-8 text");
+        return 2;
+    };
+    let flags: Vec<String> = flags
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let req = WriteRequest {
+        path: source,
+        text: &text,
+        arch: arch_v,
+        kernel,
+        flags: &flags,
+    };
+    let written = match scenario(&req) {
+        Ok(w) => w,
+        Err(WriteError::Cuda(crate::cuda::CudaError::Compile { output, .. })) => {
+            errln!("error: nvcc cannot compile `{source}`:");
+            errln!("{}", output.trim_end());
+            return 2;
+        }
+        Err(e) => {
+            errln!("error: {e}");
+            return 2;
+        }
+    };
+    let origin = output.unwrap_or("<stdout>").to_string();
+    let loads = Scenario::from_text(&written.yaml, crate::scenario::Origin::File(origin.clone()));
+    match output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &written.yaml) {
+                errln!("error: cannot write `{path}`: {e}");
+                return 2;
+            }
+            errln!(
+                "wrote {path}: kernel {}{}; edit `launch:`{}{} and check it with `warpstep check {path}`",
+                written.kernel,
+                if written.compiled.cache_hit {
+                    " (from the cache)"
+                } else {
+                    ""
+                },
+                if written.buffers.is_empty() {
+                    String::new()
+                } else {
+                    format!(", the buffers' `len:` ({})", written.buffers.join(", "))
+                },
+                if written.scalars.is_empty() {
+                    String::new()
+                } else {
+                    format!(", the numbers in `args:` ({})", written.scalars.join(", "))
+                },
+            );
+        }
+        None => write_raw(&written.yaml),
+    }
+    match loads {
+        Ok(_) => 0,
+        Err(e) => {
+            errln!("warning: the scenario written does not load as it is; edit it:\n{e}");
+            1
+        }
     }
 }

@@ -5,7 +5,7 @@ mod commands;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use commands::dispatch;
+pub use commands::{apply_model, dispatch};
 
 use crate::engine::ConfigError;
 use crate::record::RecordError;
@@ -70,6 +70,21 @@ pub struct TuiArgs {
     /// Draw with ASCII only (for terminals without Unicode box drawing).
     #[arg(long)]
     pub ascii: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The convergence model and scheduling policy of the stepper and of a
+/// recording, overriding the scenario's `machine:`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ModelArgs {
+    /// Convergence model: stack (pre-Volta, one reconvergence stack per
+    /// warp) or its (Volta and newer, independent thread scheduling).
+    #[arg(long, value_parser = ["stack", "its"])]
+    pub convergence: Option<String>,
+    /// Scheduling policy: lrr or gto.
+    #[arg(long, value_parser = ["lrr", "gto"])]
+    pub policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -162,6 +177,8 @@ pub enum Command {
         /// Draw with ASCII only.
         #[arg(long)]
         ascii: bool,
+        #[command(flatten)]
+        model: ModelArgs,
     },
     /// Replay a recorded session in a live stepper at this terminal's size:
     /// Space pauses, `]` plays to the next marker, q quits, any other key
@@ -181,6 +198,25 @@ pub enum Command {
     },
     /// List the built-in scenarios.
     List,
+    /// Compile a CUDA C kernel with nvcc and write a scenario that runs it
+    /// without nvcc: the listing as `program:`, the source as `cuda:`, and
+    /// stubs of `launch:`, `memory:` and `args:` to edit.
+    Compile {
+        /// The CUDA C source file.
+        source: String,
+        /// The kernel, mangled or plain name (needed when there are several).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// The architecture nvcc compiles for.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Extra flags for nvcc, in one string (`--nvcc-flags '-O3 -use_fast_math'`).
+        #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+        nvcc_flags: Option<String>,
+        /// Where to write the scenario (default: standard output).
+        #[arg(short, long)]
+        output: Option<String>,
+    },
 }
 
 #[cfg(test)]

@@ -69,6 +69,14 @@ pub struct Meta {
     /// Seconds between keys of a headless recording.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_delay: Option<f64>,
+    /// `--convergence` of the recording, where it changed the scenario's
+    /// model (`stack` or `its`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convergence: Option<String>,
+    /// `--policy` of the recording, where it changed the scenario's
+    /// (`lrr` or `gto`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
 }
 
 /// Writes a cast line by line, each line flushed as soon as it is whole.
@@ -306,6 +314,17 @@ fn read_header(v: &Value) -> Result<HeaderParts, String> {
             )),
         }
     };
+    let choice = |key: &str, names: &[&str]| -> Result<Option<String>, String> {
+        match ws.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if names.contains(&s.as_str()) => Ok(Some(s.clone())),
+            Some(v) => Err(format!(
+                "the header's `warpstep.{key}` is {}, not one of {}",
+                short(v),
+                names.join(", ")
+            )),
+        }
+    };
     let meta = Meta {
         version: text("version")?,
         scenario: text("scenario")?,
@@ -318,6 +337,8 @@ fn read_header(v: &Value) -> Result<HeaderParts, String> {
         // Without the key, assume the general case: markers say where runs were.
         animate: flag("animate", true)?,
         key_delay: ws.get("key_delay").and_then(Value::as_f64),
+        convergence: choice("convergence", &["stack", "its"])?,
+        policy: choice("policy", &["lrr", "gto"])?,
     };
     Ok((width, height, title, meta))
 }
@@ -521,6 +542,8 @@ mod tests {
                 ascii: false,
                 animate: false,
                 key_delay: Some(KEY_DELAY),
+                convergence: None,
+                policy: None,
             },
         };
         let mut w = CastWriter::new(Vec::new(), &header).unwrap();

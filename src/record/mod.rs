@@ -122,6 +122,7 @@ pub fn record_command(
     keys: Option<&str>,
     size: &str,
     ascii: bool,
+    model: &crate::cli::ModelArgs,
 ) -> Result<i32, RecordError> {
     let create = || {
         std::fs::File::create(output).map_err(|source| RecordError::Create {
@@ -129,7 +130,9 @@ pub fn record_command(
             source,
         })
     };
-    let sc = Arc::new(builtin::resolve(scenario)?);
+    let mut sc = builtin::resolve(scenario)?;
+    crate::cli::apply_model(&mut sc, model)?;
+    let sc = Arc::new(sc);
     let Some(script) = keys else {
         if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
             return Err(RecordError::NoTerminal);
@@ -211,8 +214,21 @@ pub fn open_cast(file: &str, text: &str, ascii: bool) -> Result<(Cast, App), Cas
         Some(name) => Origin::Builtin(name.to_string()),
         None => Origin::File(cast.meta.origin.clone()),
     };
-    let sc =
+    let mut sc =
         Scenario::from_text(&cast.meta.scenario, origin).map_err(|e| no_longer(e.to_string()))?;
+    // What the recording's command line changed.
+    let convergence = cast.meta.convergence.as_deref().map(|c| match c {
+        "stack" => crate::scenario::Convergence::Stack,
+        _ => crate::scenario::Convergence::Its,
+    });
+    let policy = cast.meta.policy.as_deref().map(|p| match p {
+        "gto" => crate::scenario::Policy::Gto,
+        _ => crate::scenario::Policy::Lrr,
+    });
+    if convergence.is_some() || policy.is_some() {
+        sc.set_model(convergence, policy)
+            .map_err(|e| no_longer(e.to_string()))?;
+    }
     let options = Options {
         ascii: ascii || cast.meta.ascii,
         color: tui::theme::Theme::color_from_env(),

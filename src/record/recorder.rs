@@ -186,6 +186,20 @@ pub fn header(
             ascii: options.ascii,
             animate: options.animate,
             key_delay: (!options.animate).then_some(KEY_DELAY),
+            convergence: scenario.model_overrides().0.map(|c| {
+                match c {
+                    crate::scenario::Convergence::Stack => "stack",
+                    crate::scenario::Convergence::Its => "its",
+                }
+                .to_string()
+            }),
+            policy: scenario.model_overrides().1.map(|p| {
+                match p {
+                    crate::scenario::Policy::Lrr => "lrr",
+                    crate::scenario::Policy::Gto => "gto",
+                }
+                .to_string()
+            }),
         },
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::error::{Pos, SourceFile};
 use super::raw::{Node, RawScenario};
 use super::{
-    BufferSpec, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, args, budget,
-    constants, expect, inputs, leaf, machine, memory, program,
+    BufferSpec, CudaSource, InputSpec, LaunchSpec, LoadError, MachineSpec, Origin, Scenario, args,
+    budget, constants, cuda, expect, inputs, leaf, machine, memory, program,
 };
 use crate::asm::Program;
 use crate::engine::{Kernel, Launch};
@@ -95,19 +95,94 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         &buffers,
     )?;
 
-    let Some(program_leaf) = &raw.program else {
-        return Err(src
-            .error(Pos::top(), "program", "missing `program`")
-            .expected("the program text, e.g. `program: |` followed by indented lines")
-            .hint(Some("every scenario needs `name:` and `program:`".into())));
-    };
-    let program_text = leaf::string(&src, program_leaf, "program")?;
-    let anchor = program::anchor(&src, program_leaf, &program_text);
-    budget::check_program_lines(&src, &program_text, anchor)?;
     let selection = program::selection(&src, raw.kernel.as_ref(), raw.arch.as_ref())?;
+    let cuda_input = raw
+        .cuda
+        .as_ref()
+        .map(|c| cuda::read(&src, &origin, c))
+        .transpose()?;
+    let nvcc_flags = cuda::flags(&src, raw.nvcc_flags.as_ref())?;
+    let cuda_sha = cuda::sha(&src, raw.cuda_sha256.as_ref())?;
+    if let (Some(leaf), None) = (&raw.cuda_sha256, &cuda_input) {
+        return Err(src
+            .error(Pos::of(leaf), "cuda_sha256", "`cuda_sha256` without `cuda`")
+            .expected("`cuda:` holding the source the hash is of")
+            .hint(Some("`warpstep compile` writes both".into())));
+    }
+    let mut warnings = Vec::new();
+    // A listing nvcc compiled here is not in the file: its own text is
+    // where its errors are.
+    let mut compiled_listing: Option<(String, String)> = None;
+    let (program_text, anchor, cuda_source) = match (&raw.program, cuda_input) {
+        (Some(program_leaf), input) => {
+            let text = leaf::string(&src, program_leaf, "program")?;
+            let anchor = program::anchor(&src, program_leaf, &text);
+            // The name the listing's line table gives the source, when it
+            // gives one: what the source is shown under.
+            let named = cuda::line_table_files(&text);
+            let cuda_source = input.map(|i| CudaSource {
+                name: match named.first() {
+                    Some(n) if !named.contains(&i.name) => n.clone(),
+                    _ => i.name,
+                },
+                text: i.text,
+                compiled: None,
+            });
+            if let Some(c) = &cuda_source {
+                warnings.extend(cuda::mismatch(c, cuda_sha.as_deref(), &text));
+            }
+            (text, anchor, cuda_source)
+        }
+        (None, Some(input)) => {
+            let arch = selection.arch.as_ref().map_or(
+                crate::asm::listing::Arch {
+                    sm: 90,
+                    feature: None,
+                },
+                |(a, _)| *a,
+            );
+            let (listing, note) = cuda::compile(&src, &input, arch, &nvcc_flags)?;
+            compiled_listing = Some((
+                format!("{origin} (nvcc's listing of {})", input.name),
+                listing.clone(),
+            ));
+            let cuda_source = CudaSource {
+                name: input.name,
+                text: input.text,
+                compiled: Some(note),
+            };
+            (listing, (1, 0), Some(cuda_source))
+        }
+        (None, None) => {
+            return Err(src
+                .error(Pos::top(), "program", "missing `program`")
+                .expected(
+                    "the program text, e.g. `program: |` followed by indented lines, or CUDA C \
+                     source as `cuda: |`",
+                )
+                .hint(Some(
+                    "every scenario needs `name:` and `program:` (or `cuda:`)".into(),
+                )));
+        }
+    };
+    let listing_src = compiled_listing.as_ref().map(|(file, text)| SourceFile {
+        file: file.clone(),
+        text,
+    });
+    let psrc = listing_src.as_ref().unwrap_or(&src);
+    budget::check_program_lines(psrc, &program_text, anchor)?;
     let (program, listing) =
-        program::assemble(&src, &program_text, machine.latency.alu, anchor, &selection)?;
-    budget::check_instructions(&src, program.instrs.len(), anchor)?;
+        program::assemble(psrc, &program_text, machine.latency.alu, anchor, &selection).map_err(
+            |mut e| {
+                // `kernel:` and `arch:` are in the scenario.
+                if listing_src.is_some() && matches!(e.key.as_deref(), Some("kernel" | "arch")) {
+                    e.file = src.file.clone();
+                    e.source_line = src.line(e.line).map(str::to_string);
+                }
+                e
+            },
+        )?;
+    budget::check_instructions(psrc, program.instrs.len(), anchor)?;
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.
@@ -144,7 +219,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     }
     // Linking checks that every `c[0x0][..]` the program reads is set.
     let kernel = kernel(
-        &src,
+        psrc,
         &program,
         &program_text,
         anchor,
@@ -157,6 +232,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
 
     let expect = expect::load_expect(&src, raw.expect.as_ref(), &buffers)?;
 
+    let loaded_model = (machine.convergence, machine.policy);
     Ok(Scenario {
         origin,
         source: text.to_string(),
@@ -175,6 +251,9 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         program_line: anchor.0,
         program_indent: anchor.1,
         expect,
+        cuda: cuda_source,
+        warnings,
+        loaded_model,
         kernel: Arc::new(kernel),
     })
 }

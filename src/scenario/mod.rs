@@ -12,6 +12,7 @@
 mod args;
 pub mod budget;
 mod constants;
+mod cuda;
 mod error;
 mod expect;
 pub mod file;
@@ -31,6 +32,7 @@ use crate::asm::Program;
 use crate::engine::{ConfigError, Kernel, Launch, Machine, MachineConfig, ThreadIds, ThreadInit};
 use crate::expr::{Env, Expr, ThreadCtx};
 
+pub use cuda::{CompiledNote, CudaSource};
 pub use memory::{BUFFER_GAP, FIRST_BASE, MAX_MEMORY};
 
 /// The simulated machine (`machine:`), every default applied: the engine's
@@ -223,6 +225,17 @@ pub struct Scenario {
     pub program_line: u32,
     pub program_indent: u32,
     pub expect: Vec<Expectation>,
+    /// The CUDA C source (`cuda:`), for display beside the program: the
+    /// source the listing was compiled from, or that `program:` holds
+    /// the listing of.
+    pub cuda: Option<CudaSource>,
+    /// What loading found that does not stop the scenario (a `program:`
+    /// that no longer matches its `cuda:`); `check` prints them, the other
+    /// commands write them to standard error.
+    pub warnings: Vec<String>,
+    /// The convergence model and policy as loaded, so that a recording can
+    /// tell what the command line changed ([`Scenario::model_overrides`]).
+    loaded_model: (Convergence, Policy),
     /// The program linked for `machine`, with the launch, buffers and
     /// inputs: built when loading and by [`Scenario::reassemble`].
     kernel: Arc<Kernel>,
@@ -246,6 +259,7 @@ impl PartialEq for Scenario {
             && self.program_line == o.program_line
             && self.program_indent == o.program_indent
             && self.expect == o.expect
+            && self.cuda == o.cuda
     }
 }
 
@@ -347,6 +361,35 @@ impl Scenario {
         )?;
         self.kernel = Arc::new(kernel);
         Ok(())
+    }
+
+    /// Sets the convergence model and the scheduling policy (the command
+    /// line's `--convergence` and `--policy`), checks the machine and
+    /// relinks.
+    pub fn set_model(
+        &mut self,
+        convergence: Option<Convergence>,
+        policy: Option<Policy>,
+    ) -> Result<(), LoadError> {
+        if let Some(c) = convergence {
+            self.machine.convergence = c;
+        }
+        if let Some(p) = policy {
+            self.machine.policy = p;
+        }
+        self.validate_machine()
+            .map_err(|m| LoadError::file_error(self.origin.to_string(), m))?;
+        self.reassemble()
+    }
+
+    /// The convergence model and policy where they differ from what the
+    /// file loads to: what a recording carries besides the file.
+    pub fn model_overrides(&self) -> (Option<Convergence>, Option<Policy>) {
+        let (c, p) = self.loaded_model;
+        (
+            (self.machine.convergence != c).then_some(self.machine.convergence),
+            (self.machine.policy != p).then_some(self.machine.policy),
+        )
     }
 
     /// The range checks of `machine:` and `launch:`, and whether a block

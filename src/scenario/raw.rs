@@ -190,6 +190,12 @@ pub(super) struct RawScenario {
     pub kernel: Leaf,
     #[serde(default, deserialize_with = "present")]
     pub arch: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub cuda: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub nvcc_flags: Leaf,
+    #[serde(default, deserialize_with = "present")]
+    pub cuda_sha256: Leaf,
     pub expect: Option<Spanned<Ordered<Node>>>,
 }
 
@@ -299,6 +305,9 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "program",
             "kernel",
             "arch",
+            "cuda",
+            "nvcc_flags",
+            "cuda_sha256",
             "expect",
         ],
     ),

@@ -102,6 +102,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         0,
         90,
     );
+    // Real code of Volta and newer: say what the other model shows.
+    if sc.listing.as_ref().is_some_and(|l| l.arch.sm >= 70) {
+        let other = match sc.machine.convergence {
+            Convergence::Its => "its = Volta+; --convergence stack shows pre-Volta",
+            Convergence::Stack => "stack = pre-Volta; --convergence its shows Volta+",
+        };
+        state(other.into(), Role::Dim, 0, 80);
+    }
     let hints = if area.width >= 140 {
         "n/Space step  p back  s warp  d/r/c run  g go to  ? help  q quit"
     } else {
