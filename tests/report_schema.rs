@@ -117,7 +117,21 @@ fn every_report_key_is_in_the_schema_and_every_schema_key_in_a_report() {
     // (divergent-loop); shared memory (warp-reduce-race); faults, hazards
     // (FAULTS_AND_HAZARDS, with its buffer's final contents); a run that stopped early with its warp still
     // holding a group and a convergence barrier (STOPPED_MID_SPLIT).
+    // A listing with line info (the corpus's seed kernel, `nvdisasm -g`):
+    // the `lines` section.
+    let seed = dir.join("seed.yaml");
+    let mut y = String::from(
+        "name: seed\nlaunch: {blocks: 1, block_dim: 64}\n\
+         memory:\n  data: {type: f32, len: 64}\nargs: [data, 40]\nprogram: |\n",
+    );
+    for l in include_str!("kernels/seed.sm_90.nvdisasm").lines() {
+        y.push_str(if l.trim().is_empty() { "" } else { "  " });
+        y.push_str(l);
+        y.push('\n');
+    }
+    std::fs::write(&seed, y).expect("write scenario");
     let runs = [
+        report(&[seed.to_str().expect("UTF-8 path")]),
         report(&["divergent-loop"]),
         report(&["warp-reduce-race"]),
         report(&[faulting.to_str().expect("UTF-8 path"), "--buffers", "all"]),

@@ -305,7 +305,12 @@ fn focus_warp_and_lane_selection() {
         seen.push(a.focus());
     }
     assert_eq!(seen.first(), seen.last());
-    assert_eq!(Pane::ORDER.to_vec(), seen[..6].to_vec());
+    // Without line info the source pane is not shown, so Tab skips it.
+    let shown: Vec<Pane> = Pane::ORDER
+        .into_iter()
+        .filter(|&p| p != Pane::Source)
+        .collect();
+    assert_eq!(shown, seen[..6].to_vec());
 }
 
 #[test]

@@ -207,3 +207,60 @@ fn a_scenario_that_does_not_load_exits_2_without_touching_the_terminal() {
     assert!(!all.contains("\u{1b}[?1049h"), "{all:?}");
     assert!(out.stdout.is_empty(), "{all:?}");
 }
+
+/// The seed kernel's listing with line info (`nvdisasm -g`), as a
+/// scenario file: the source pane lists its lines by number.
+fn seed_scenario_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let listing = include_str!("kernels/seed.sm_90.nvdisasm");
+    let mut y = String::from(
+        "name: seed kernel with line info\nlaunch: {blocks: 1, block_dim: 64}\n\
+         memory:\n  data: {type: f32, len: 64}\nargs: [data, 40]\nprogram: |\n",
+    );
+    for l in listing.lines() {
+        y.push_str(if l.trim().is_empty() { "" } else { "  " });
+        y.push_str(l);
+        y.push('\n');
+    }
+    let path = dir.join("seed.yaml");
+    std::fs::write(&path, y).expect("scenario written");
+    path
+}
+
+#[test]
+fn the_listing_follows_the_source_cursor() {
+    if !have_tmux() {
+        return;
+    }
+    let probe = Session::new("e2e", Some("source-probe"));
+    let file = seed_scenario_file(&probe.dir);
+    let s = start("source", &[file.to_str().expect("utf-8 path")]);
+    // 100x30: the compact layout; Tab twice focuses the source pane, which
+    // takes the grid's place beside the listing.
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    s.keys(&["Tab", "Tab"]);
+    let first = s.wait_for("the source pane", |scr| {
+        scr.contains("Source · seed.cu · text not available")
+    });
+    // At cycle 0 both cursors are at the top: line 3 and /*0000*/. The
+    // listing shows 13 of its 24 rows (20 instructions, 4 labels), so
+    // /*00f0*/ (row 17) is out of sight.
+    assert!(
+        first.contains("/*0000*/") && !first.contains("/*00f0*/"),
+        "{first}"
+    );
+    // Down five source lines: 3 4 5 6 7 9, so line 9, whose one
+    // instruction is /*00f0*/ @!P0 EXIT. The listing scrolls to it (rows
+    // 11..24 in view: /*0000*/ is gone) and stops following the warp.
+    s.keys(&["j", "j", "j", "j", "j"]);
+    let moved = s.wait_for("the listing at line 9's instruction", |scr| {
+        scr.contains("/*00f0*/") && !scr.contains("/*0000*/")
+    });
+    assert!(moved.contains("f follows"), "{moved}");
+    // And back up to line 3: /*0000*/ is in view again.
+    s.keys(&["k", "k", "k", "k", "k"]);
+    s.wait_for("the listing back at the top", |scr| {
+        scr.contains("/*0000*/") && !scr.contains("/*00f0*/")
+    });
+    s.keys(&["q"]);
+    assert_restored(&s);
+}

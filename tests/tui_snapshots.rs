@@ -302,3 +302,82 @@ fn too_small_terminal() {
     let a = app("divergent-loop", "5n");
     assert_snapshot!("too_small_60x20", screen(&a, 60, 20));
 }
+
+/// The corpus's seed kernel for sm_90 with line info (`nvdisasm -g`), one
+/// block of 64 threads over n = 40: warp 1's bounds check keeps 8 lanes.
+fn seed_scenario(text: bool) -> std::sync::Arc<warpstep::scenario::Scenario> {
+    let listing = include_str!("kernels/seed.sm_90.nvdisasm");
+    let mut y = String::from(
+        "name: seed kernel, source beside SASS\nlaunch: {blocks: 1, block_dim: 64}\n\
+         memory:\n  data: {type: f32, len: 64, init: \"i % 4 * 0.25\"}\n\
+         args: [data, 40]\nprogram: |\n",
+    );
+    for l in listing.lines() {
+        y.push_str(if l.trim().is_empty() { "" } else { "  " });
+        y.push_str(l);
+        y.push('\n');
+    }
+    let mut sc = warpstep::scenario::Scenario::from_text(
+        &y,
+        warpstep::scenario::Origin::Builtin("seed".into()),
+    )
+    .expect("the seed scenario loads");
+    if text {
+        let map = sc.source_map.as_mut().expect("line info");
+        assert!(map.set_text("seed.cu", include_str!("kernels/seed.cu").into()));
+    }
+    std::sync::Arc::new(sc)
+}
+
+fn seed_app(text: bool, keys: &str) -> App {
+    let mut app = App::new(seed_scenario(text), Options::default()).expect("links");
+    for k in parse_keys(keys).expect("key script") {
+        app.handle_key(k);
+    }
+    app
+}
+
+#[test]
+fn source_pane_beside_the_listing() {
+    // At the end of the run (seed.cu, by hand): 2 warps; line 5's three
+    // instructions run 2 x 3 = 6 times, SIMD (2 x 64 + 24) / (32 x 6) =
+    // 152 / 192 = 0.79 (the @P0 EXIT has only warp 1's 24 out-of-range
+    // lanes on); line 7 (the predicated else) runs 2 x 2 = 4 times with
+    // the 30 lanes of i % 4 != 3 on (24 + 6) each: 60 / 128 = 0.47; no
+    // branches at all, so every divergent count is 0.
+    let a = seed_app(true, "e");
+    let l5 = a
+        .line_counters()
+        .iter()
+        .find(|c| c.pos.line == 5)
+        .expect("line 5");
+    assert_eq!((l5.executions, l5.thread_inst_executed_pred_on), (6, 152));
+    let l7 = a
+        .line_counters()
+        .iter()
+        .find(|c| c.pos.line == 7)
+        .expect("line 7");
+    assert_eq!((l7.executions, l7.thread_inst_executed_pred_on), (4, 60));
+    assert_snapshot!("source_end_200x60", screen(&a, 200, 60));
+    // Mid-run, focus on the source pane (Tab from the grid past the
+    // listing), its cursor on line 7 (rows 1..9: down six from line 1
+    // after following w0's line): the listing's cursor is at 00d0 and
+    // both of line 7's instructions are marked. A breakpoint on line 7.
+    let a = seed_app(true, "20n <Tab> <Tab> k k k k k k k k 6j b");
+    assert_eq!(a.source_rows()[a.source_cursor()].line, 7);
+    assert_eq!(a.cursor(), 13);
+    assert!(a.session().breakpoints().has_line(0, 7));
+    assert_snapshot!("source_focused_80x24", screen(&a, 80, 24));
+    assert_snapshot!("source_focused_200x60", screen(&a, 200, 60));
+}
+
+#[test]
+fn source_pane_without_the_text_lists_lines_by_number() {
+    // No set_text: only the six lines with instructions (3 4 5 6 7 9).
+    let a = seed_app(false, "20n <Tab> <Tab>");
+    let lines: Vec<u32> = a.source_rows().iter().map(|p| p.line).collect();
+    assert_eq!(lines, [3, 4, 5, 6, 7, 9]);
+    assert_snapshot!("source_notext_80x24", screen(&a, 80, 24));
+    let a = seed_app(false, "20n ?");
+    assert_snapshot!("source_help_200x60", screen(&a, 200, 60));
+}

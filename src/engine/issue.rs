@@ -192,7 +192,13 @@ impl State {
         }
 
         let divergent_before = w.counters.divergent_branches;
+        let branches_before = w.counters.branches;
         let bar_arrived = control_flow(sh, w, d, pc, on, active, error, t);
+        // The warp's branch counters moved by this issue, if at all: the
+        // pc's move with them.
+        let p = &mut pcs[pc as usize];
+        p.branches += w.counters.branches - branches_before;
+        p.divergent_branches += w.counters.divergent_branches - divergent_before;
         if record_issues {
             flag_convergence(issues, w, active, divergent_before);
         }

@@ -229,6 +229,10 @@ pub struct PcCounters {
     pub thread_inst_executed_pred_on: u64,
     /// Warp-cycles warps spent with this as their next instruction, by reason.
     pub stalls: ReasonCounts,
+    /// Issues of this instruction that were a branch (`BRA`, `BREAK`).
+    pub branches: u64,
+    /// Of those, the ones whose active lanes did not all go the same way.
+    pub divergent_branches: u64,
 }
 
 /// Memory system counters (docs/execution-model.md, "Memory").

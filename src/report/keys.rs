@@ -75,6 +75,16 @@ const PC: &[&str] = &[
     "thread_inst_executed_pred_on",
 ];
 
+const LINE: &[&str] = &[
+    "line",
+    "executions",
+    "thread_inst_executed",
+    "thread_inst_executed_pred_on",
+    "simd_efficiency",
+    "branches",
+    "divergent_branches",
+];
+
 const FAULT: &[&str] = &["warp", "lane", "pc", "line", "address", "cycle"];
 const HAZARD: &[&str] = &["warp", "lane", "pc", "line", "early_by", "cycle", "count"];
 
@@ -86,6 +96,7 @@ const GROUPS: &[&str] = &[
     "stalls_profiled",
     "warps",
     "pcs",
+    "lines",
     "ncu",
     "faults",
     "hazards",
@@ -103,6 +114,8 @@ pub const NOT_CHECKABLE: &[&str] = &[
     "expect.N.ok",
     "pcs.N.text",
     "pcs.N.control",
+    "lines.N.file",
+    "lines.N.text",
     "faults.N.kind",
     "hazards.N.register",
     "hazards.N.kind",
@@ -131,6 +144,8 @@ pub fn accepted() -> Vec<String> {
     group("warps.N.stalls", &stall_names);
     group("pcs.N", PC);
     group("pcs.N.stalls", &stall_names);
+    group("lines.N", LINE);
+    group("lines.N.stalls", &stall_names);
     group("faults.N", FAULT);
     group("hazards.N", HAZARD);
     out.push("ncu.*".into());
@@ -190,6 +205,7 @@ pub fn validate(path: &str) -> Result<(), String> {
                         "memory" => MEMORY[1],
                         "warps" => "0.issued",
                         "pcs" => "0.executions",
+                        "lines" => "0.simd_efficiency",
                         "ncu" => "smsp__thread_inst_executed_per_inst_executed.ratio",
                         "buffers" => "out.0",
                         _ => "wait",
@@ -212,6 +228,7 @@ pub fn validate(path: &str) -> Result<(), String> {
         )),
         ["warps", rest @ ..] => indexed(rest, WARP, "warps", true),
         ["pcs", rest @ ..] => indexed(rest, PC, "pcs", true),
+        ["lines", rest @ ..] => indexed(rest, LINE, "lines", true),
         ["faults", rest @ ..] => indexed(rest, FAULT, "faults", false),
         ["hazards", rest @ ..] => indexed(rest, HAZARD, "hazards", false),
         [first, ..] => one_of(first, GROUPS, ""),
@@ -232,6 +249,8 @@ mod tests {
             "warps.3.issued",
             "warps.0.stalls.wait",
             "pcs.2.executions",
+            "lines.1.divergent_branches",
+            "lines.0.stalls.long_scoreboard",
             "ncu.smsp__thread_inst_executed_per_inst_executed.ratio",
             "lane_slots.never_launched",
         ] {

@@ -102,6 +102,26 @@ pub struct PcReport {
     pub stalls: Stalls,
 }
 
+/// One CUDA source line's counters: its instructions' per-pc counters
+/// summed (a program with line info only).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LineReport {
+    /// The file as the listing's line table names it.
+    pub file: String,
+    /// 1-based line in that file.
+    pub line: u32,
+    /// The line's text, when the scenario gives the source; null otherwise.
+    pub text: Option<String>,
+    pub executions: u64,
+    pub thread_inst_executed: u64,
+    pub thread_inst_executed_pred_on: u64,
+    /// `thread_inst_executed_pred_on / (warp_width * executions)`.
+    pub simd_efficiency: Option<f64>,
+    pub branches: u64,
+    pub divergent_branches: u64,
+    pub stalls: Stalls,
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FaultReport {
     pub warp: u32,
@@ -168,6 +188,9 @@ pub struct Report {
     pub scoreboard_mislabeled_cycles: u64,
     pub warps: Vec<WarpReport>,
     pub pcs: Vec<PcReport>,
+    /// Per CUDA source line, when the program carries line info.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Vec<LineReport>>,
     pub ncu: serde_json::Map<String, Value>,
     pub faults: Vec<FaultReport>,
     pub faults_total: u64,
@@ -320,8 +343,25 @@ impl Report {
                 stalls: Stalls(r.counters.stalls),
             })
             .collect();
-        let pcs = m
-            .pc_counters()
+        let pc_counters = m.pc_counters();
+        let lines = sc.source_map.as_ref().map(|map| {
+            map.counters(&pc_counters)
+                .into_iter()
+                .map(|l| LineReport {
+                    file: map.file_name(l.pos.file).to_string(),
+                    line: l.pos.line,
+                    text: map.line_text(l.pos).map(str::to_string),
+                    executions: l.executions,
+                    thread_inst_executed: l.thread_inst_executed,
+                    thread_inst_executed_pred_on: l.thread_inst_executed_pred_on,
+                    simd_efficiency: l.simd_efficiency(w),
+                    branches: l.branches,
+                    divergent_branches: l.divergent_branches,
+                    stalls: Stalls(l.stalls),
+                })
+                .collect()
+        });
+        let pcs = pc_counters
             .into_iter()
             .zip(m.code())
             .enumerate()
@@ -410,6 +450,7 @@ impl Report {
             scoreboard_mislabeled_cycles: c.mislabeled_cycles(),
             warps,
             pcs,
+            lines,
             ncu,
             faults: m
                 .faults()

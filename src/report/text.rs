@@ -146,13 +146,7 @@ pub fn render(r: &Report) -> String {
         "\nprogram  pc    line   execs    sum A    sum P  top stall            instruction"
     );
     for p in &r.pcs {
-        let top = Reason::ALL
-            .iter()
-            .filter(|&&x| x != Reason::Selected)
-            .map(|&x| (p.stalls.0.get(x), x))
-            .max_by_key(|(n, _)| *n)
-            .filter(|(n, _)| *n > 0)
-            .map_or(String::new(), |(n, x)| format!("{} {n}", x.name()));
+        let top = top_stall(&p.stalls);
         let _ = writeln!(
             o,
             "        {:04x}  {:>4}  {:>6}  {:>7}  {:>7}  {:<20} {}",
@@ -164,6 +158,35 @@ pub fn render(r: &Report) -> String {
             top,
             crate::report::text::sanitize(&p.text)
         );
+    }
+    if let Some(lines) = &r.lines {
+        let _ = writeln!(
+            o,
+            "\nsource  line   execs    sum A    sum P    SIMD  branches  divergent  top stall            text"
+        );
+        let mut file: Option<&str> = None;
+        for l in lines {
+            if file != Some(l.file.as_str()) {
+                let _ = writeln!(o, "  {}", sanitize(&l.file));
+                file = Some(l.file.as_str());
+            }
+            let top = top_stall(&l.stalls);
+            let _ = writeln!(
+                o,
+                "        {:>4}  {:>6}  {:>7}  {:>7}  {:>6}  {:>8}  {:>9}  {:<20} {}",
+                l.line,
+                l.executions,
+                l.thread_inst_executed,
+                l.thread_inst_executed_pred_on,
+                fixed(l.simd_efficiency, 3),
+                l.branches,
+                l.divergent_branches,
+                top,
+                l.text
+                    .as_deref()
+                    .map_or("(text not available)".into(), |t| sanitize(t.trim_end()))
+            );
+        }
     }
     if r.faults_total > 0 {
         let _ = writeln!(o, "\nfaults ({} lanes)", r.faults_total);
@@ -216,6 +239,18 @@ pub fn render(r: &Report) -> String {
         }
     }
     o
+}
+
+/// `long_scoreboard 120`: the reason other than `selected` with the most
+/// warp-cycles (the last in `Reason::ALL` on a tie), or nothing.
+fn top_stall(s: &super::Stalls) -> String {
+    Reason::ALL
+        .iter()
+        .filter(|&&x| x != Reason::Selected)
+        .map(|&x| (s.0.get(x), x))
+        .max_by_key(|(n, _)| *n)
+        .filter(|(n, _)| *n > 0)
+        .map_or(String::new(), |(n, x)| format!("{} {n}", x.name()))
 }
 
 /// One buffer element as text: numbers as JSON writes them, the strings

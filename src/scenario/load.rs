@@ -246,6 +246,9 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         inputs,
         program_text,
         program,
+        source_map: listing
+            .as_ref()
+            .and_then(|l| super::source::SourceMap::from_lines(&l.source)),
         listing,
         selection,
         program_line: anchor.0,

@@ -23,6 +23,7 @@ mod machine;
 mod memory;
 mod program;
 mod raw;
+pub mod source;
 mod values;
 
 use std::collections::BTreeMap;
@@ -218,6 +219,10 @@ pub struct Scenario {
     /// architecture, where the control codes came from); `None` for a
     /// hand-written program.
     pub listing: Option<crate::asm::listing::ListingInfo>,
+    /// Pcs to CUDA source lines, from a listing's line table (`nvdisasm
+    /// -g`); `None` without one. The source text is set through
+    /// [`source::SourceMap::set_text`] from what the scenario holds.
+    pub source_map: Option<source::SourceMap>,
     /// `kernel:` and `arch:`, for [`Scenario::reassemble`].
     selection: program::Selection,
     /// File line of the program's first line, and its indentation, so a

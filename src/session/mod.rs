@@ -101,6 +101,20 @@ impl Session {
         self.breakpoints.toggle(pc)
     }
 
+    /// Sets or clears the breakpoint on source line `line` of file `file`
+    /// (indices of the scenario's source map): a run to a breakpoint stops
+    /// when any warp issues any instruction of the line. `None` when the
+    /// line has no instructions (or there is no source map); else true if
+    /// it is set now.
+    pub fn toggle_line_breakpoint(&mut self, file: u32, line: u32) -> Option<bool> {
+        let map = self.scenario.source_map.as_ref()?;
+        let pcs = map.pcs_of(crate::scenario::source::SourcePos { file, line });
+        if pcs.is_empty() {
+            return None;
+        }
+        Some(self.breakpoints.toggle_line(file, line, pcs))
+    }
+
     /// Moves `n` cycles forward. False when the machine halts before (or
     /// had halted): it stays at the end.
     pub fn forward(&mut self, n: u64) -> bool {

@@ -181,3 +181,52 @@ fn a_run_until_an_exited_warp_issues_is_refused() {
     assert!(!s.is_running());
     assert_eq!(s.start(Goal::Issue(1), 1, false), Ok(Goal::Issue(1)));
 }
+
+/// The corpus's seed kernel (sm_90, `nvdisasm -g`: line info) on one block
+/// of 64 threads, n = 40: warp 1 is split by the bounds check.
+fn seed_session() -> Session {
+    let listing = include_str!("../../tests/kernels/seed.sm_90.nvdisasm");
+    let mut y = String::from(
+        "name: seed\nlaunch: {blocks: 1, block_dim: 64}\n\
+         memory:\n  data: {type: f32, len: 64, init: \"i % 4 * 0.25\"}\n\
+         args: [data, 40]\nprogram: |\n",
+    );
+    for l in listing.lines() {
+        y.push_str(if l.trim().is_empty() { "" } else { "  " });
+        y.push_str(l);
+        y.push('\n');
+    }
+    let sc = Scenario::from_text(&y, crate::scenario::Origin::Builtin("seed".into()))
+        .expect("the seed scenario loads");
+    Session::new(Arc::new(sc)).expect("links")
+}
+
+#[test]
+fn a_source_line_breakpoint_stops_at_the_first_issue_of_any_of_its_pcs() {
+    // seed.cu line 7 (the predicated else) is pcs 13 and 14 (00d0 @!P0
+    // FADD, 00e0 @!P0 STG); line 6 is pcs 8..=12 and 16..=18.
+    let mut by_pc = seed_session();
+    assert!(by_pc.toggle_breakpoint(13));
+    let want = reached(run_to(&mut by_pc, Goal::Breakpoint, 1));
+
+    let mut s = seed_session();
+    // Line 8 (`}`) has no instruction: no breakpoint there.
+    assert_eq!(s.toggle_line_breakpoint(0, 8), None);
+    assert_eq!(s.toggle_line_breakpoint(0, 7), Some(true));
+    assert!(s.breakpoints().has_line(0, 7));
+    assert!(s.breakpoints().contains(13) && s.breakpoints().contains(14));
+    assert!(!s.breakpoints().contains(12));
+    assert!(s.breakpoints().pcs().is_empty());
+    let hit = reached(run_to(&mut s, Goal::Breakpoint, 1));
+    // Program order: the line's first instruction, pc 13, issues first,
+    // in the cycle the pc breakpoint on 13 alone stops at.
+    assert_eq!((hit.cycle, hit.pc, hit.warp), (want.cycle, 13, want.warp));
+    // Its other pc stops the next run: the same warp's STG (pc 14) or
+    // another warp's FADD, whichever issues first; never a pc of line 6.
+    let next = reached(run_to(&mut s, Goal::Breakpoint, 1));
+    assert!(next.pc == 13 || next.pc == 14, "{next:?}");
+    assert!(next.cycle > hit.cycle);
+    // Cleared, nothing is left: a run to a breakpoint runs to the end.
+    assert_eq!(s.toggle_line_breakpoint(0, 7), Some(false));
+    assert_eq!(s.start(Goal::Breakpoint, 1, false), Ok(Goal::End));
+}

@@ -52,6 +52,7 @@ use crate::engine::stats::{Counters, PcCounters};
 use crate::engine::view::{LaneView, QueueEntry, WarpView};
 use crate::engine::{IssueRecord, Machine, WarpRecord};
 use crate::scenario::Scenario;
+use crate::scenario::source::{LineCounters, SourcePos};
 use crate::session::{CycleSample, Refused, Session, Stop, Timeline};
 /// Runs and their goals are the session's; the stepper shows them.
 pub use crate::session::{Goal, Run};
@@ -113,6 +114,8 @@ impl Default for Options {
 pub enum Pane {
     Grid,
     Program,
+    /// The CUDA source beside the program (a program with line info only).
+    Source,
     Scoreboards,
     Counters,
     Queue,
@@ -120,9 +123,10 @@ pub enum Pane {
 }
 
 impl Pane {
-    pub const ORDER: [Pane; 6] = [
+    pub const ORDER: [Pane; 7] = [
         Pane::Grid,
         Pane::Program,
+        Pane::Source,
         Pane::Scoreboards,
         Pane::Counters,
         Pane::Queue,
@@ -174,6 +178,8 @@ pub struct App {
     views: Vec<WarpView>,
     records: Vec<WarpRecord>,
     pcs: Vec<PcCounters>,
+    /// Per source line (a program with line info): `pcs` summed.
+    line_counters: Vec<LineCounters>,
     totals: Counters,
     queues: Vec<(u32, u32, Vec<QueueEntry>)>,
     lane_view: Option<LaneView>,
@@ -182,6 +188,9 @@ pub struct App {
     warp: u32,
     lane: u32,
     cursor: u32,
+    /// The source pane's rows (fixed by the scenario) and its cursor row.
+    source_rows: Vec<SourcePos>,
+    source_cursor: usize,
     follow: bool,
     count: Option<u64>,
     prompt: Option<String>,
@@ -195,12 +204,13 @@ impl App {
     /// The stepper at cycle 0 of a loaded scenario.
     pub fn new(scenario: Arc<Scenario>, options: Options) -> Result<App, ConfigError> {
         let mut app = App {
-            session: Session::new(scenario)?,
+            session: Session::new(Arc::clone(&scenario))?,
             theme: Theme::new(options.ascii, options.color),
             animate: options.animate,
             views: Vec::new(),
             records: Vec::new(),
             pcs: Vec::new(),
+            line_counters: Vec::new(),
             totals: Counters::default(),
             queues: Vec::new(),
             lane_view: None,
@@ -208,6 +218,8 @@ impl App {
             warp: 0,
             lane: 0,
             cursor: 0,
+            source_rows: source_rows(&scenario),
+            source_cursor: 0,
             follow: true,
             count: None,
             prompt: None,
@@ -259,6 +271,28 @@ impl App {
 
     pub fn pc_counters(&self) -> &[PcCounters] {
         &self.pcs
+    }
+
+    /// Per source line with instructions, by file then line (empty
+    /// without line info).
+    pub fn line_counters(&self) -> &[LineCounters] {
+        &self.line_counters
+    }
+
+    /// Whether the program has line info: the source pane is shown.
+    pub fn has_source(&self) -> bool {
+        self.session.scenario().source_map.is_some()
+    }
+
+    /// The source pane's rows: every line of a file whose text the
+    /// scenario gives, else the lines that have instructions.
+    pub fn source_rows(&self) -> &[SourcePos] {
+        &self.source_rows
+    }
+
+    /// The source pane's cursor (a row of [`App::source_rows`]).
+    pub fn source_cursor(&self) -> usize {
+        self.source_cursor
     }
 
     pub fn totals(&self) -> &Counters {
@@ -436,10 +470,15 @@ impl App {
                 self.goto(0);
                 self.say(MessageKind::Info, "restarted at cycle 0".into());
             }
+            KeyCode::Char('b') | KeyCode::Enter if self.focus == Pane::Source => {
+                self.toggle_line_breakpoint();
+            }
             KeyCode::Char('b') => self.toggle_breakpoint(),
             KeyCode::Enter if self.focus == Pane::Program => self.toggle_breakpoint(),
             KeyCode::Up | KeyCode::Char('k') => self.move_in_pane(-(n as i64)),
             KeyCode::Down | KeyCode::Char('j') => self.move_in_pane(n as i64),
+            KeyCode::PageUp if self.focus == Pane::Source => self.move_source(-10 * n as i64),
+            KeyCode::PageDown if self.focus == Pane::Source => self.move_source(10 * n as i64),
             KeyCode::PageUp => self.move_cursor(-10 * n as i64),
             KeyCode::PageDown => self.move_cursor(10 * n as i64),
             KeyCode::Char('f') => {
@@ -449,8 +488,18 @@ impl App {
                     format!("the listing follows w{}", self.warp),
                 );
             }
-            KeyCode::Tab => self.focus = self.focus.next(),
-            KeyCode::BackTab => self.focus = self.focus.prev(),
+            KeyCode::Tab => {
+                self.focus = self.focus.next();
+                if self.focus == Pane::Source && !self.has_source() {
+                    self.focus = self.focus.next();
+                }
+            }
+            KeyCode::BackTab => {
+                self.focus = self.focus.prev();
+                if self.focus == Pane::Source && !self.has_source() {
+                    self.focus = self.focus.prev();
+                }
+            }
             KeyCode::Char('w') => self.next_warp(n as i64),
             KeyCode::Char('W') => self.next_warp(-(n as i64)),
             KeyCode::Char('.' | '>') => self.next_lane(n as i64),
@@ -562,7 +611,13 @@ impl App {
             panes::mask_grid::compact_width(self).clamp(30, area.width / 2 + area.width / 10);
         let [grid, right] =
             Layout::horizontal([Constraint::Length(grid_w), Constraint::Fill(1)]).areas(top);
-        panes::mask_grid::render(frame, grid, self);
+        // The source pane takes the mask grid's place while it has focus,
+        // so the listing beside it still follows its cursor.
+        if self.focus == Pane::Source && self.has_source() {
+            panes::source::render(frame, grid, self);
+        } else {
+            panes::mask_grid::render(frame, grid, self);
+        }
         // The lane inspector takes the listing's place while it has focus.
         if self.focus == Pane::Lanes {
             panes::lanes::render(frame, right, self);
@@ -584,8 +639,21 @@ impl App {
         let bottom_h = (area.height * 7 / 20).clamp(12, 24);
         let [top, bottom] =
             Layout::vertical([Constraint::Fill(1), Constraint::Length(bottom_h)]).areas(area);
-        let [left, program] =
-            Layout::horizontal([Constraint::Percentage(56), Constraint::Fill(1)]).areas(top);
+        // With line info the source pane stands beside the listing.
+        let (left, program) = if self.has_source() {
+            let [left, program, source] = Layout::horizontal([
+                Constraint::Percentage(40),
+                Constraint::Fill(1),
+                Constraint::Fill(1),
+            ])
+            .areas(top);
+            panes::source::render(frame, source, self);
+            (left, program)
+        } else {
+            let [left, program] =
+                Layout::horizontal([Constraint::Percentage(56), Constraint::Fill(1)]).areas(top);
+            (left, program)
+        };
         let grid_h =
             panes::mask_grid::wanted_height(self, left.width).clamp(8, left.height * 3 / 5);
         let [grid, sb] =
@@ -738,8 +806,58 @@ impl App {
         }
     }
 
+    /// Sets or clears the breakpoint on the source cursor's line.
+    fn toggle_line_breakpoint(&mut self) {
+        let Some(&p) = self.source_rows.get(self.source_cursor) else {
+            return;
+        };
+        match self.session.toggle_line_breakpoint(p.file, p.line) {
+            Some(true) => self.say(
+                MessageKind::Info,
+                format!("breakpoint on source line {} set", p.line),
+            ),
+            Some(false) => self.say(
+                MessageKind::Info,
+                format!("breakpoint on source line {} cleared", p.line),
+            ),
+            None => self.say(
+                MessageKind::Warn,
+                format!("source line {} has no instructions", p.line),
+            ),
+        }
+    }
+
+    /// Moves the source cursor `d` rows; the listing cursor goes to the
+    /// line's first instruction (a line without any leaves it).
+    fn move_source(&mut self, d: i64) {
+        let last = self.source_rows.len().saturating_sub(1) as i64;
+        self.source_cursor = (self.source_cursor as i64 + d).clamp(0, last.max(0)) as usize;
+        let Some(map) = self.session.scenario().source_map.as_ref() else {
+            return;
+        };
+        if let Some(&p) = self.source_rows.get(self.source_cursor)
+            && let Some(&pc) = map.pcs_of(p).first()
+        {
+            self.cursor = pc;
+            self.follow = false;
+        }
+    }
+
+    /// Puts the source cursor on the listing cursor's line, if it has one.
+    fn source_follows_listing(&mut self) {
+        let Some(map) = self.session.scenario().source_map.as_ref() else {
+            return;
+        };
+        if let Some(p) = map.at(self.cursor)
+            && let Some(row) = self.source_rows.iter().position(|&r| r == p)
+        {
+            self.source_cursor = row;
+        }
+    }
+
     fn move_in_pane(&mut self, d: i64) {
         match self.focus {
+            Pane::Source => self.move_source(d),
             Pane::Program => self.move_cursor(d),
             Pane::Lanes => self.next_lane(d),
             _ => self.next_warp(d),
@@ -750,6 +868,7 @@ impl App {
         let last = self.scenario().program.instrs.len().saturating_sub(1) as i64;
         self.cursor = (i64::from(self.cursor) + d).clamp(0, last.max(0)) as u32;
         self.follow = false;
+        self.source_follows_listing();
     }
 
     /// Moves the focus `d` warps on among the resident ones (by index),
@@ -784,6 +903,13 @@ impl App {
         self.views = m.warp_views();
         self.records = m.warp_records();
         self.pcs = m.pc_counters();
+        self.line_counters = self
+            .session
+            .scenario()
+            .source_map
+            .as_ref()
+            .map_or_else(Vec::new, |map| map.counters(&self.pcs));
+        let m = self.session.machine();
         self.totals = m.totals();
         let (sms, schedulers) = (m.config().sms, m.config().schedulers);
         self.queues = (0..sms)
@@ -799,8 +925,33 @@ impl App {
             if (pc as usize) < self.session.scenario().program.instrs.len() {
                 self.cursor = pc;
             }
+            self.source_follows_listing();
         }
     }
+}
+
+/// The source pane's rows: per file of the source map, every line of its
+/// text (and any line past its end that has instructions), or without the
+/// text the lines that have instructions.
+fn source_rows(sc: &Scenario) -> Vec<SourcePos> {
+    let Some(map) = sc.source_map.as_ref() else {
+        return Vec::new();
+    };
+    let code = map.code_lines();
+    let mut rows = Vec::new();
+    for file in 0..map.files.len() as u32 {
+        let mut lines: Vec<u32> = code
+            .iter()
+            .filter(|c| c.pos.file == file)
+            .map(|c| c.pos.line)
+            .collect();
+        let n = map.text_lines(file) as u32;
+        lines.extend(1..=n);
+        lines.sort_unstable();
+        lines.dedup();
+        rows.extend(lines.into_iter().map(|line| SourcePos { file, line }));
+    }
+    rows
 }
 
 /// A `w` x `h` rectangle in the middle of `area`.

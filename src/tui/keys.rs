@@ -15,8 +15,8 @@
 //! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
 //! | `End`, `G` | jump to the end of the run |
 //! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |
-//! | `b` | toggle a breakpoint at the listing cursor (`Enter` too, in the program pane) |
-//! | `Up`/`Down`, `k`/`j` | in the program pane: move the cursor; lane pane: lane; else: warp |
+//! | `b` | toggle a breakpoint at the listing cursor (`Enter` too, in the program pane); in the source pane, on the cursor's source line |
+//! | `Up`/`Down`, `k`/`j` | in the program pane: move the cursor; source pane: the source line (the listing cursor goes to its first instruction); lane pane: lane; else: warp |
 //! | `PageUp`/`PageDown` | cursor up or down a page |
 //! | `f` | the listing cursor follows the focused warp again |
 //! | `Tab` / `Shift-Tab` | focus the next / previous pane |
@@ -37,6 +37,19 @@
 //! `"<Right> <Space> g 120 <Enter>"` is Right, Space, `g 1 2 0`, Enter.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// The keys of the source pane, listed after [`HELP`] when the program has
+/// line info.
+pub const HELP_SOURCE: &[(&str, &str)] = &[
+    ("Tab to Source", "source lines (line info)"),
+    ("Up Down k j", "source line; SASS follows"),
+    ("b Enter", "breakpoint on the line"),
+];
+
+/// The source pane's columns, as the help overlay's legend explains them.
+pub const SOURCE_LEGEND: &str = "Source: execs issues of the line's instructions, SIMD on-lanes/(W x execs), \
+div divergent branches, top stall (LS long_sb SS short_sb WT wait NS not_sel BA barrier \
+BR branch MP mufu_pipe DS dispatch CB conv_bar EX exited); \u{25b6} focused warp, 1-9 other warps";
 
 /// Every key, as the help overlay lists it: (keys, what they do).
 pub const HELP: &[(&str, &str)] = &[

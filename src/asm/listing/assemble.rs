@@ -21,6 +21,9 @@ pub struct ListingInfo {
     /// Unreachable instructions after the final branch to itself that were
     /// left out (the section's `NOP` padding).
     pub padding: usize,
+    /// Per instruction (pc order): the source line the listing's line
+    /// table (`nvdisasm -g`) maps it to; empty when the listing has none.
+    pub source: Vec<Option<super::SourceLine>>,
 }
 
 impl ListingInfo {
@@ -191,7 +194,17 @@ pub fn assemble_kernel(k: &Kernel, arch: Arch, alu_latency: u32) -> Result<Progr
 
 /// What the program keeps of listing `l` and its kernel `k`.
 pub fn info(l: &Listing, k: &Kernel, arch: Arch, program: &Program) -> ListingInfo {
+    // Instruction i of the program is the kernel's i-th listed one
+    // (assembling checked their addresses).
+    let source: Vec<Option<super::SourceLine>> = k
+        .instructions
+        .iter()
+        .take(program.instrs.len())
+        .map(|i| i.source.clone())
+        .collect();
+    let has_lines = source.iter().any(Option::is_some);
     ListingInfo {
+        source: if has_lines { source } else { Vec::new() },
         kernel: k.name.clone(),
         arch,
         format: l.format,

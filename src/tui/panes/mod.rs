@@ -10,6 +10,7 @@ pub mod mask_grid;
 pub mod program;
 pub mod ready_queue;
 pub mod scoreboards;
+pub mod source;
 pub mod status;
 pub mod too_small;
 

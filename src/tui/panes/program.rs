@@ -86,6 +86,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let current = app.focused_view().and_then(|v| v.pc);
     let show_cursor = app.focus() == Pane::Program || !app.follows();
     let pcs = app.pc_counters();
+    // With the source pane focused, the instructions of its cursor's line.
+    let map = sc.source_map.as_ref();
+    let source_line = if app.focus() == Pane::Source {
+        app.source_rows().get(app.source_cursor()).copied()
+    } else {
+        None
+    };
+    let in_source_line =
+        |pc: u32| source_line.is_some() && map.and_then(|m| m.at(pc)) == source_line;
     let mut lines = Vec::new();
     if header {
         let mut h = format!("{:3}{:9}", "", "address");
@@ -122,7 +131,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         if current == Some(pc) {
             row_style = row_style.patch(t.style(Role::Current));
         }
-        if show_cursor && pc == app.cursor() {
+        if (show_cursor && pc == app.cursor()) || in_source_line(pc) {
             row_style = row_style.patch(t.style(Role::Cursor));
         }
         let bp = app.breakpoints().contains(&pc);
