@@ -17,6 +17,16 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(n, _)| *n)
 }
 
+/// Gives a built-in's source map the text of the CUDA files its line table
+/// names, from the sources embedded with the built-ins.
+pub fn attach_sources(sc: &mut Scenario) {
+    if let Some(map) = sc.source_map.as_mut() {
+        for (name, text) in BUILTIN_SOURCES {
+            map.set_text(name, (*text).to_string());
+        }
+    }
+}
+
 /// Loads a scenario named on the command line: a file path, or the name
 /// of a built-in scenario.
 pub fn resolve(arg: &str) -> Result<Scenario, LoadError> {
@@ -25,7 +35,9 @@ pub fn resolve(arg: &str) -> Result<Scenario, LoadError> {
         return Scenario::from_file(path);
     }
     if let Some(t) = text(arg) {
-        return Scenario::from_text(t, Origin::Builtin(arg.to_string()));
+        let mut sc = Scenario::from_text(t, Origin::Builtin(arg.to_string()))?;
+        attach_sources(&mut sc);
+        return Ok(sc);
     }
     let near = names()
         .map(|n| (strsim::levenshtein(arg, n), n))

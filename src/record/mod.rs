@@ -214,8 +214,13 @@ pub fn open_cast(file: &str, text: &str, ascii: bool) -> Result<(Cast, App), Cas
         Some(name) => Origin::Builtin(name.to_string()),
         None => Origin::File(cast.meta.origin.clone()),
     };
+    let builtin = matches!(origin, Origin::Builtin(_));
     let mut sc =
         Scenario::from_text(&cast.meta.scenario, origin).map_err(|e| no_longer(e.to_string()))?;
+    if builtin {
+        // As the recording showed it: a built-in's CUDA source beside it.
+        crate::builtin::attach_sources(&mut sc);
+    }
     // What the recording's command line changed.
     let convergence = cast.meta.convergence.as_deref().map(|c| match c {
         "stack" => crate::scenario::Convergence::Stack,

@@ -233,6 +233,14 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     let expect = expect::load_expect(&src, raw.expect.as_ref(), &buffers)?;
 
     let loaded_model = (machine.convergence, machine.policy);
+    let mut source_map = listing
+        .as_ref()
+        .and_then(|l| super::source::SourceMap::from_lines(&l.source));
+    // The CUDA text is shown beside the listing under the name its line
+    // table gives the file.
+    if let (Some(map), Some(c)) = (source_map.as_mut(), cuda_source.as_ref()) {
+        map.set_text(&c.name, c.text.clone());
+    }
     Ok(Scenario {
         origin,
         source: text.to_string(),
@@ -246,9 +254,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         inputs,
         program_text,
         program,
-        source_map: listing
-            .as_ref()
-            .and_then(|l| super::source::SourceMap::from_lines(&l.source)),
+        source_map,
         listing,
         selection,
         program_line: anchor.0,
