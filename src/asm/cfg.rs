@@ -272,6 +272,22 @@ fn intersect(idom: &[usize], rank: &[usize], mut a: usize, mut b: usize) -> usiz
 mod tests {
     use super::*;
 
+    #[test]
+    fn indirect_jumps_go_to_their_listed_targets() {
+        // 0: BRX to 2 or 4 / 1: (dead) / 2: A / 3: BRA 5 / 4: B / 5: EXIT
+        let ind = Flow::Indirect { conditional: false };
+        let flow = [ind, next(), next(), jmp(5), next(), exit()];
+        let targets = vec![vec![2, 4]];
+        let g = Cfg::build_with_targets(&flow, &[], &targets);
+        assert_eq!(g.blocks, vec![(0, 1), (1, 2), (2, 4), (4, 5), (5, 6)]);
+        assert_eq!(g.succs[0], vec![2, 3]);
+        // Both ways meet at 5.
+        assert_eq!(g.reconvergence_pc(0), 5);
+        // Unknown targets: only the exit post-dominates.
+        let g = Cfg::build(&flow, &[]);
+        assert_eq!(g.reconvergence_pc(0), EXIT_PC);
+    }
+
     fn next() -> Flow {
         Flow::Next
     }

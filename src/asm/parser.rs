@@ -430,8 +430,9 @@ fn parse_pred_text(word: &str) -> Option<PredSrc> {
     let upper = name.to_ascii_uppercase();
     // A uniform guard, `@UP0` .. `@UP6`, `@UPT`.
     if let Some(n) = upper.strip_prefix("UP") {
+        // `UP7` is no name (UPT is written so).
         let index = if n == "T" { UPT } else { n.parse().ok()? };
-        if index > UPT {
+        if index > UPT || (index == UPT && n != "T") {
             return None;
         }
         return Some(PredSrc::uniform(PredSrc { index, negate }));

@@ -643,6 +643,11 @@ fn control_flow(
                 stack.barriers[usize::from(barrier)] = on;
                 stack.goto(pc + 1, live);
             }
+            Op::Bsync { barrier } => {
+                // Spent, as in `its` when it releases its lanes.
+                stack.barriers[usize::from(barrier)] = 0;
+                stack.goto(pc + 1, live);
+            }
             Op::Break { barrier } => {
                 w.counters.branches += 1;
                 if on != 0 && on != active {

@@ -1773,8 +1773,10 @@ mod tests {
         // sharing (38); then 20 memory and uniform variants, LDCU, RED and
         // REDG sharing (22 spellings); then SHF PRMT FLO BREV IADD VIADD
         // VIADDMNMX PLOP3 HFMA2 DADD DMUL DFMA DSETP F2F YIELD MEMBAR, and
-        // the spellings VIMNMX and I2FP (18).
-        assert_eq!(OPCODES.len(), 38 + 22 + 18);
+        // the spellings VIMNMX and I2FP (18); then CALL, RET, BRX and BMOV
+        // (4).
+        assert_eq!(OPCODES.len(), 38 + 22 + 18 + 4);
+        assert_eq!(usage("RET.REL.NODEC"), "RET.REL.NODEC Ra, 0x0");
         assert_eq!(usage("IMUL.WIDE"), "IMUL[.WIDE|.HI][.U32] Rd, a, b");
         assert_eq!(usage("FSEL"), "SEL Rd, a, b, Pp");
         assert_eq!(usage("FOO"), "OPCODE operands");

@@ -280,6 +280,27 @@ mod tests {
     }
 
     #[test]
+    fn a_multiway_jump_runs_each_way_lowest_pc_first() {
+        // 5: BRX to 6 (lanes 0-1), 8 (lane 2), 10 (lane 3); all meet at 12.
+        let mut s = SimtStack::new(0b1111);
+        s.goto(5, 0b1111);
+        let ways = [(6, 0b0011), (8, 0b0100), (10, 0b1000)];
+        assert!(s.multiway(&ways, 12, 0b1111));
+        // The reconvergence entry at 12 below three ways, 6 on top.
+        assert_eq!(s.entries.len(), 4);
+        assert_eq!(s.active(0b1111), Some((6, 0b0011)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((8, 0b0100)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((10, 0b1000)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((12, 0b1111)));
+        // One way is a plain jump.
+        assert!(!s.multiway(&[(3, 0b1111)], EXIT_PC, 0b1111));
+        assert_eq!((s.entries.len(), s.active(0b1111)), (1, Some((3, 0b1111))));
+    }
+
+    #[test]
     fn not_taken_first_when_asked() {
         let mut s = SimtStack::new(ALL);
         s.branch(
