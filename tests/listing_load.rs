@@ -125,7 +125,13 @@ fn a_listing_loads_with_its_decoded_control_codes() {
     assert_eq!(p.instrs[5].line, 14);
     assert_eq!(p.instrs[5].text, "LDG.E R5, desc[UR4][R2.64]");
     // `BRA 0x90` branches to itself: instruction 9.
-    assert_eq!(p.instrs[9].op, warpstep::asm::ir::Op::Bra { target: 9 });
+    assert_eq!(
+        p.instrs[9].op,
+        warpstep::asm::ir::Op::Bra {
+            target: 9,
+            cond: warpstep::asm::ir::PredSrc::TRUE
+        }
+    );
 }
 
 #[test]

@@ -17,13 +17,25 @@ pub enum Flow {
     Branch { target: u32, conditional: bool },
     /// Leaves the program; `conditional` also falls through.
     Exit { conditional: bool },
+    /// Jumps, per lane, to one of a list of targets given beside the flow
+    /// (`RET`: the return points of the program's calls; `BRX`: the
+    /// targets it lists; none known: to the exit); `conditional` also
+    /// falls through.
+    Indirect { conditional: bool },
 }
 
 impl Flow {
     pub fn of(op: &Op, guarded: bool) -> Flow {
         match op {
-            Op::Bra { target } => Flow::Branch {
+            Op::Bra { target, cond } => Flow::Branch {
                 target: *target,
+                conditional: guarded || !cond.is_always_true(),
+            },
+            Op::Call { target } => Flow::Branch {
+                target: *target,
+                conditional: guarded,
+            },
+            Op::Ret { .. } | Op::Brx { .. } => Flow::Indirect {
                 conditional: guarded,
             },
             Op::Exit => Flow::Exit {
@@ -53,7 +65,15 @@ impl Cfg {
     /// Builds the graph. `extra_leaders` are instructions that must start a
     /// block even if nothing branches there (labels named by `BSSY`).
     pub fn build(flow: &[Flow], extra_leaders: &[u32]) -> Cfg {
+        Self::build_with_targets(flow, extra_leaders, &[])
+    }
+
+    /// [`Cfg::build`] with the targets of each [`Flow::Indirect`]
+    /// instruction: `targets[pc]` (missing or empty: unknown targets, an
+    /// edge to the exit).
+    pub fn build_with_targets(flow: &[Flow], extra_leaders: &[u32], targets: &[Vec<u32>]) -> Cfg {
         let n = flow.len();
+        let targets_of = |pc: usize| targets.get(pc).map_or(&[][..], |t| t.as_slice());
         let mut leader = vec![false; n + 1];
         if n > 0 {
             leader[0] = true;
@@ -63,6 +83,13 @@ impl Cfg {
                 && (*target as usize) < n
             {
                 leader[*target as usize] = true;
+            }
+            if let Flow::Indirect { .. } = f {
+                for &t in targets_of(i) {
+                    if (t as usize) < n {
+                        leader[t as usize] = true;
+                    }
+                }
             }
             if f.ends_block() {
                 leader[i + 1] = true;
@@ -113,6 +140,19 @@ impl Cfg {
                     if conditional {
                         fall(s);
                     }
+                }
+                Flow::Indirect { conditional } => {
+                    let ts = targets_of(last);
+                    for &t in ts {
+                        s.push(if (t as usize) < n { block_of(t) } else { exit });
+                    }
+                    if ts.is_empty() {
+                        s.push(exit);
+                    }
+                    if conditional {
+                        fall(s);
+                    }
+                    s.sort_unstable();
                 }
                 Flow::Exit { conditional } => {
                     if conditional {
@@ -231,6 +271,22 @@ fn intersect(idom: &[usize], rank: &[usize], mut a: usize, mut b: usize) -> usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indirect_jumps_go_to_their_listed_targets() {
+        // 0: BRX to 2 or 4 / 1: (dead) / 2: A / 3: BRA 5 / 4: B / 5: EXIT
+        let ind = Flow::Indirect { conditional: false };
+        let flow = [ind, next(), next(), jmp(5), next(), exit()];
+        let targets = vec![vec![2, 4]];
+        let g = Cfg::build_with_targets(&flow, &[], &targets);
+        assert_eq!(g.blocks, vec![(0, 1), (1, 2), (2, 4), (4, 5), (5, 6)]);
+        assert_eq!(g.succs[0], vec![2, 3]);
+        // Both ways meet at 5.
+        assert_eq!(g.reconvergence_pc(0), 5);
+        // Unknown targets: only the exit post-dominates.
+        let g = Cfg::build(&flow, &[]);
+        assert_eq!(g.reconvergence_pc(0), EXIT_PC);
+    }
 
     fn next() -> Flow {
         Flow::Next

@@ -89,6 +89,9 @@ impl Sets {
         }
     }
     fn pred(&mut self, p: PredSrc) {
+        if let Some(u) = p.as_uniform() {
+            return self.upred(u);
+        }
         if p.index != PT {
             self.uses.push(PRED_BASE + Resource::from(p.index));
         }

@@ -106,6 +106,9 @@ pub struct Instr {
     pub defs: Vec<Resource>,
     /// Registers and predicates read, the guard included.
     pub uses: Vec<Resource>,
+    /// The targets an indirect branch (`BRX`) lists, in the order written;
+    /// empty for every other instruction, and for a `BRX` that lists none.
+    pub targets: Vec<u32>,
 }
 
 impl Instr {
@@ -114,9 +117,13 @@ impl Instr {
         self.mnemonic.split('.').next().unwrap_or(&self.mnemonic)
     }
 
-    /// True for instructions that count as branches (`BRA`, `BREAK`).
+    /// True for instructions that count as branches (`BRA`, `BREAK`, `CALL`,
+    /// `RET`, `BRX`).
     pub fn is_branch(&self) -> bool {
-        matches!(self.op, Op::Bra { .. } | Op::Break { .. })
+        matches!(
+            self.op,
+            Op::Bra { .. } | Op::Break { .. } | Op::Call { .. } | Op::Ret { .. } | Op::Brx { .. }
+        )
     }
 }
 

@@ -137,7 +137,7 @@ fn build_instr(
         e
     };
     let (op, class) = opcodes::build(raw, labels).map_err(located)?;
-    if let Op::Bra { target } | Op::Bssy { target, .. } = op
+    if let Op::Bra { target, .. } | Op::Bssy { target, .. } | Op::Call { target } = op
         && target >= n
     {
         let operand = raw
@@ -155,6 +155,30 @@ fn build_instr(
     }
     let guard = raw.guard.as_ref().map_or(PredSrc::TRUE, |g| g.value);
     let (defs, uses) = deps::resources(&op, guard);
+    // The targets a `BRX` lists after its register and offset (the
+    // decoder has checked that each names an instruction).
+    let mut targets = Vec::new();
+    if let Op::Brx { .. } = op {
+        for o in raw.operands.iter().skip(2) {
+            let t = match &o.value {
+                parser::RawOperand::Label(name) => labels.get(name).copied(),
+                parser::RawOperand::Int { value, .. } => u32::try_from(*value / 16).ok(),
+                _ => None,
+            };
+            if let Some(t) = t.filter(|&t| t < n) {
+                targets.push(t);
+            } else {
+                return Err(AsmError {
+                    line,
+                    column: o.column,
+                    len: o.len.max(1),
+                    message: "branch target past the last instruction".into(),
+                    expected: Some("a label that names an instruction".into()),
+                    hint: None,
+                });
+            }
+        }
+    }
     Ok(Instr {
         line,
         column: raw.column,
@@ -167,6 +191,7 @@ fn build_instr(
         explicit_control: control.is_some(),
         defs,
         uses,
+        targets,
     })
 }
 
@@ -191,6 +216,7 @@ fn finish(
             conditional: false,
             ..
         }) | Some(Flow::Exit { conditional: false })
+            | Some(Flow::Indirect { conditional: false })
     ) {
         return Err(AsmError {
             line: last_line,
@@ -208,7 +234,25 @@ fn finish(
             _ => None,
         })
         .collect();
-    let cfg = Cfg::build(&flow, &bssy_targets);
+    // Where indirect jumps may go: a `RET` to the instruction after any
+    // call (the return address is a register: one graph for every call
+    // site), a `BRX` to the targets it lists (none listed: unknown).
+    let return_points: Vec<u32> = instrs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.op, Op::Call { .. }))
+        .map(|(pc, _)| pc as u32 + 1)
+        .filter(|&pc| pc < n)
+        .collect();
+    let indirect: Vec<Vec<u32>> = instrs
+        .iter()
+        .map(|i| match i.op {
+            Op::Ret { .. } => return_points.clone(),
+            Op::Brx { .. } => i.targets.clone(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let cfg = Cfg::build_with_targets(&flow, &bssy_targets, &indirect);
     control::derive(&mut instrs, &cfg, alu_latency);
     let reconvergence = (0..n)
         .map(|pc| cfg.reconvergence_pc(cfg.block_of(pc)))

@@ -243,7 +243,9 @@ fn parse_instr(line: &str, start: usize, len: usize) -> Result<RawInstr, AsmErro
                 word_end - pos,
                 format!("bad guard `{}`", text_at(pos, word_end)),
             );
-            e.expected = Some("a guard predicate `@P0`..`@P6`, `@PT` or negated `@!P0`".into());
+            e.expected = Some(
+                "a guard predicate `@P0`..`@P6`, `@PT`, `@UP0`..`@UP6` or negated `@!P0`".into(),
+            );
             e
         })?;
         guard = Some(Located {
@@ -426,6 +428,15 @@ fn parse_pred_text(word: &str) -> Option<PredSrc> {
         None => (false, word),
     };
     let upper = name.to_ascii_uppercase();
+    // A uniform guard, `@UP0` .. `@UP6`, `@UPT`.
+    if let Some(n) = upper.strip_prefix("UP") {
+        // `UP7` is no name (UPT is written so).
+        let index = if n == "T" { UPT } else { n.parse().ok()? };
+        if index > UPT || (index == UPT && n != "T") {
+            return None;
+        }
+        return Some(PredSrc::uniform(PredSrc { index, negate }));
+    }
     let index = if upper == "PT" {
         PT
     } else {

@@ -41,7 +41,13 @@ fn real_listing_syntax_is_accepted() {
         }
     );
     assert_eq!(p.instrs[3].op, Op::Exit);
-    assert_eq!(p.instrs[6].op, Op::Bra { target: 7 });
+    assert_eq!(
+        p.instrs[6].op,
+        Op::Bra {
+            target: 7,
+            cond: PredSrc::TRUE
+        }
+    );
     assert_eq!(p.labels[0].name, ".L_x_0");
     assert_eq!(
         p.instrs[2].text,

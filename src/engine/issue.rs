@@ -178,6 +178,11 @@ impl State {
         }
 
         let latency = execute(sh, w, d, blocks, global, scratch, memory, active, on, t);
+        let ways = if matches!(ins.op, Op::Ret { .. } | Op::Brx { .. }) {
+            indirect_ways(sh, w, d, pc, on, &mut scratch.faults)
+        } else {
+            Vec::new()
+        };
         record_faults(w, faults, faults_total, &scratch.faults, pc, ins.line, t);
         set_scoreboards(w, d, pc, t, latency);
         if check_hazards {
@@ -193,7 +198,7 @@ impl State {
 
         let divergent_before = w.counters.divergent_branches;
         let branches_before = w.counters.branches;
-        let bar_arrived = control_flow(sh, w, d, pc, on, active, error, t);
+        let bar_arrived = control_flow(sh, w, d, pc, on, active, &ways, error, t);
         // The warp's branch counters moved by this issue, if at all: the
         // pc's move with them.
         let p = &mut pcs[pc as usize];
@@ -488,9 +493,101 @@ fn set_scoreboards(w: &mut Warp, d: &Decoded, pc: u32, t: u64, latency: u32) {
     }
 }
 
+/// Where each lane that is on goes at an indirect branch (`RET`, `BRX`)
+/// at `pc`: `(pc, lanes)` sorted by pc. A lane whose target is not an
+/// instruction of the kernel (not a multiple of 16 bytes, past the end, or
+/// not one of the targets a `BRX` lists) faults instead (`faults`).
+fn indirect_ways(
+    sh: &Shared,
+    w: &Warp,
+    d: &Decoded,
+    pc: u32,
+    on: u64,
+    faults: &mut Vec<(u32, u32, FaultKind)>,
+) -> Vec<(u32, u64)> {
+    let (a, base) = match d.instr.op {
+        Op::Ret { a, base } => (a, base),
+        Op::Brx { a, offset } => (a, offset.wrapping_add(pc.wrapping_add(1).wrapping_mul(16))),
+        _ => return Vec::new(),
+    };
+    let n = u32::try_from(sh.code.len()).unwrap_or(u32::MAX);
+    let listed = &d.instr.targets;
+    let mut ways: Vec<(u32, u64)> = Vec::new();
+    for l in convergence::its::lanes(on) {
+        let address = w.reg(a, l as u32).wrapping_add(base);
+        let target = address / 16;
+        if !address.is_multiple_of(16)
+            || target >= n
+            || (!listed.is_empty() && !listed.contains(&target))
+        {
+            faults.push((l as u32, address, FaultKind::BadBranchTarget));
+            continue;
+        }
+        match ways.binary_search_by_key(&target, |way| way.0) {
+            Ok(i) => ways[i].1 |= 1 << l,
+            Err(i) => ways.insert(i, (target, 1 << l)),
+        }
+    }
+    ways
+}
+
+/// `BMOV`: a convergence barrier's lane mask to a register (in each lane
+/// that is on; `.CLEAR` then empties the barrier), or from one (the value
+/// of the lowest lane that is on: a barrier is one mask per warp). Nothing
+/// happens when no lane is on.
+fn barrier_move(w: &mut Warp, op: &Op, on: u64) {
+    let Op::Bmov {
+        d,
+        barrier,
+        a,
+        to_barrier,
+        clear,
+    } = *op
+    else {
+        return;
+    };
+    if on == 0 {
+        return;
+    }
+    let b = usize::from(barrier);
+    let set = |w: &mut Warp, mask: u64| match &mut w.conv {
+        Convergence::Stack(st) => st.barriers[b] = mask,
+        Convergence::Its(its) => its.set_barrier(barrier, mask),
+    };
+    if to_barrier {
+        let lane = on.trailing_zeros();
+        let v = match a {
+            crate::asm::ir::Src::Reg(r) => w.reg(r.reg, lane),
+            crate::asm::ir::Src::UReg(r) => w.ureg(r.reg),
+            crate::asm::ir::Src::Imm(v) => v,
+            crate::asm::ir::Src::Const { .. } => 0,
+        };
+        let mask = u64::from(v) & w.full();
+        set(w, mask);
+    } else {
+        let mask = match &w.conv {
+            Convergence::Stack(st) => st.barriers[b],
+            Convergence::Its(its) => its.barriers[b].participants,
+        };
+        if d != crate::asm::ir::RZ {
+            let width = w.width as usize;
+            for l in convergence::its::lanes(on) {
+                if let Some(r) = w.regs.get_mut(usize::from(d) * width + l) {
+                    // `.32`: lanes 0..31 of the mask.
+                    *r = mask as u32;
+                }
+            }
+        }
+        if clear {
+            set(w, 0);
+        }
+    }
+}
+
 /// Moves the warp's control flow past the instruction under its
 /// convergence model (branches, exits, barriers) and charges a taken
-/// branch. Returns whether the warp arrived at a block barrier.
+/// branch. `ways` are where an indirect branch's lanes go. Returns whether
+/// the warp arrived at a block barrier.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn control_flow(
@@ -500,15 +597,25 @@ fn control_flow(
     pc: u32,
     on: u64,
     active: u64,
+    ways: &[(u32, u64)],
     error: &mut Option<RunError>,
     t: u64,
 ) -> bool {
     let mut bar_arrived = false;
     let mut taken_any = false;
     let live = w.live();
+    // `BRA P1, target`: the lanes that are on jump where the condition holds.
+    let on = match d.instr.op {
+        Op::Bra { cond, .. } if !cond.is_always_true() => on & w.pred_mask(cond),
+        Op::Bmov { .. } => {
+            barrier_move(w, &d.instr.op, on);
+            on
+        }
+        _ => on,
+    };
     match &mut w.conv {
         Convergence::Stack(stack) => match d.instr.op {
-            Op::Bra { target } => {
+            Op::Bra { target, .. } | Op::Call { target } => {
                 w.counters.branches += 1;
                 taken_any = on != 0;
                 let b = convergence::stack::Branch {
@@ -522,11 +629,37 @@ fn control_flow(
                     w.counters.divergent_branches += 1;
                 }
             }
-            Op::Break { .. } => {
+            Op::Ret { .. } | Op::Brx { .. } => {
+                w.counters.branches += 1;
+                taken_any = !ways.is_empty();
+                // Lanes the guard turned off fall through.
+                let rest = active & !on & live;
+                let mut all = ways.to_vec();
+                if rest != 0 {
+                    match all.binary_search_by_key(&(pc + 1), |way| way.0) {
+                        Ok(i) => all[i].1 |= rest,
+                        Err(i) => all.insert(i, (pc + 1, rest)),
+                    }
+                }
+                if stack.multiway(&all, d.reconv, live) {
+                    w.counters.divergent_branches += 1;
+                }
+            }
+            Op::Bssy { barrier, .. } => {
+                stack.barriers[usize::from(barrier)] = on;
+                stack.goto(pc + 1, live);
+            }
+            Op::Bsync { barrier } => {
+                // Spent, as in `its` when it releases its lanes.
+                stack.barriers[usize::from(barrier)] = 0;
+                stack.goto(pc + 1, live);
+            }
+            Op::Break { barrier } => {
                 w.counters.branches += 1;
                 if on != 0 && on != active {
                     w.counters.divergent_branches += 1;
                 }
+                stack.barriers[usize::from(barrier)] &= !on;
                 stack.goto(pc + 1, live);
             }
             Op::Exit => {
@@ -545,7 +678,7 @@ fn control_flow(
         },
         Convergence::Its(_) => {
             let (arrived, taken) =
-                convergence::its::its_control(sh, w, d, pc, on, active, error, t);
+                convergence::its::its_control(sh, w, d, pc, on, active, ways, error, t);
             bar_arrived = arrived;
             taken_any = taken;
         }

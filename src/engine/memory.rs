@@ -30,6 +30,9 @@ pub enum FaultKind {
     SharedOutOfBounds,
     /// A local-memory address outside the thread's window.
     LocalOutOfBounds,
+    /// An indirect branch (`RET`, `BRX`) to an address that is no
+    /// instruction of the kernel (or not one the `BRX` lists).
+    BadBranchTarget,
 }
 
 impl FaultKind {
@@ -39,6 +42,7 @@ impl FaultKind {
             FaultKind::Misaligned => "misaligned",
             FaultKind::SharedOutOfBounds => "shared_out_of_bounds",
             FaultKind::LocalOutOfBounds => "local_out_of_bounds",
+            FaultKind::BadBranchTarget => "bad_branch_target",
         }
     }
 }

@@ -58,4 +58,6 @@ pub use stats::{Counters, MemoryCounters, PcCounters, Reason, ReasonCounts};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ctl;
+#[cfg(test)]
 mod tests_mem;

@@ -112,6 +112,10 @@ impl Warp {
 
     /// The lanes for which predicate `p` holds.
     pub fn pred_mask(&self, p: PredSrc) -> u64 {
+        if let Some(u) = p.as_uniform() {
+            // A uniform guard or branch condition: the warp's one value.
+            return if self.upred(u) { self.full() } else { 0 };
+        }
         // Every predicate is within the warp's lanes, so negating is
         // flipping them: no branch on either the index or the negation.
         let v = self.preds[usize::from(p.index & PT)];

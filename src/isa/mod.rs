@@ -90,6 +90,15 @@ pub enum ControlOp {
     BarrierSync,
     /// `BREAK`: leaves a convergence barrier (the lanes stop counting).
     BarrierBreak,
+    /// `BMOV`: moves a convergence barrier's lane mask to or from a register.
+    BarrierMove,
+    /// `CALL.REL.NOINC`: a jump to a function (the return address is in a
+    /// register).
+    Call,
+    /// `RET.REL.NODEC`: each lane jumps to the address in its register.
+    Return,
+    /// `BRX`: each lane jumps to an address computed from its register.
+    IndirectBranch,
     /// `WARPSYNC`: waits for the named lanes of the warp.
     WarpSync,
     /// `BAR.SYNC`: waits for every warp of the block.
@@ -691,11 +700,20 @@ macro_rules! opcode_table {
             /// `IADD d, a, b` (sm_120): `d = a + b`; `IADD.64`: on register
             /// pairs (a literal is sign-extended, a constant reads two words).
             Iadd { d: u8, a: Src, b: Src, wide: bool, lit: u8 }
-                spell { "IADD" => "IADD[.64] Rd, a, b" }
+                spell { "IADD" => "IADD[.64] Rd, [Pc,] a, b" }
                 class Alu
                 decode {
                     let wide = m.has("64");
                     let d = o.dst()?;
+                    // `IADD Rd, P0, a, b` (sm_120): the carry out to P0, as
+                    // IADD3 with a zero third addend.
+                    if !wide && matches!(o.peek().map(|x| &x.value), Some(RawOperand::Pred(_))) {
+                        let p = o.pdst()?;
+                        let a = o.isrc()?;
+                        let b = o.isrc()?;
+                        let no = PredSrc { index: PT, negate: true };
+                        return Ok(Some(Op::Iadd3 { d, carry: [p, PT], a, b, c: Src::Reg(RegSrc::plain(RZ)), carry_in: [no, no] }));
+                    }
                     let a = o.isrc()?;
                     let b = o.isrc()?;
                     let lit = lits(&[a, b]);
@@ -1447,12 +1465,86 @@ macro_rules! opcode_table {
                 regs { rw.def(d); rw.pdef(p); rw.pred(src); }
                 exec lanes { x.vote(d, p, src, |ballot, on| semantics::vote(mode, ballot, on)) }
 
-            Bra { target: u32 }
-                spell { "BRA" => "BRA label" }
+            /// `BRA [Pc,] target` (`BRA.U` alike): the lanes that are on and
+            /// for which the condition `cond` holds (a per-lane or uniform
+            /// predicate; `PT` when none is written) jump.
+            Bra { target: u32, cond: PredSrc }
+                spell { "BRA" => "BRA[.U] [Pc|UPc,] label" }
                 class Control
-                decode { let target = o.target()?; }
-                regs {}
+                decode {
+                    let cond = match o.peek().map(|x| &x.value) {
+                        Some(RawOperand::Pred(p)) => {
+                            o.next += 1;
+                            *p
+                        }
+                        Some(RawOperand::UPred(p)) => {
+                            o.next += 1;
+                            PredSrc::uniform(*p)
+                        }
+                        _ => PredSrc::TRUE,
+                    };
+                    let target = o.target()?;
+                }
+                regs { rw.pred(cond); }
                 exec control { Branch }
+
+            /// `CALL.REL.NOINC target`: every lane that is on jumps to a
+            /// function. The caller has put the return address in a
+            /// register (nvcc's ABI: `MOV R0, ret`), which `RET.REL.NODEC`
+            /// reads: no call stack is kept.
+            Call { target: u32 }
+                spell { "CALL" => "CALL.REL.NOINC label" }
+                class Control
+                decode {
+                    need(m, ins, &["REL"], "`.REL` (a relative call)")?;
+                    if !m.has("NOINC") {
+                        let mut e = at(&ins.mnemonic, format!("{} keeps its return address on the hardware call stack, which is not modelled", ins.mnemonic.value));
+                        e.expected = Some("CALL.REL.NOINC".into());
+                        e.hint = Some("nvcc passes the return address in a register: `MOV R0, ret` then `CALL.REL.NOINC f`, and `RET.REL.NODEC R0, 0x0` returns".into());
+                        return Err(e);
+                    }
+                    let target = o.target()?;
+                }
+                regs {}
+                exec control { Call }
+
+            /// `RET.REL.NODEC Ra, base`: each lane that is on jumps to the
+            /// byte address `Ra + base` (the low word of the pair `Ra`; `base`
+            /// is the function the address counts from, the kernel: 0).
+            Ret { a: u8, base: u32 }
+                spell { "RET" => "RET.REL.NODEC Ra, 0x0" }
+                class Control
+                decode {
+                    need(m, ins, &["REL"], "`.REL` (a relative return)")?;
+                    if !m.has("NODEC") {
+                        let mut e = at(&ins.mnemonic, format!("{} takes its return address from the hardware call stack, which is not modelled", ins.mnemonic.value));
+                        e.expected = Some("RET.REL.NODEC Ra, 0x0".into());
+                        e.hint = Some("nvcc returns through a register: `RET.REL.NODEC R0, 0x0`".into());
+                        return Err(e);
+                    }
+                    let a = o.reg("the register holding the return address")?;
+                    let base = if o.peek().is_some() { o.target()? * 16 } else { 0 };
+                }
+                regs { rw.use_reg(a); }
+                exec control { Return }
+
+            /// `BRX Ra, offset [, targets]`: each lane that is on jumps to the
+            /// byte address `Ra + offset + the next instruction's address`
+            /// (the low word of the pair `Ra`). The targets nvdisasm lists
+            /// (`BRANCH_TARGETS`), if written, are the only ones allowed.
+            Brx { a: u8, offset: u32 }
+                spell { "BRX" => "BRX Ra, offset [, target labels]" }
+                class Control
+                decode {
+                    let a = o.reg("the register holding the jump offset")?;
+                    let offset = if o.peek().is_some() { o.imm("an address offset")? as u32 } else { 0 };
+                    // The listed targets: checked here, read by the assembler.
+                    while o.peek().is_some() {
+                        o.target()?;
+                    }
+                }
+                regs { rw.use_reg(a); }
+                exec control { IndirectBranch }
 
             Bssy { barrier: u8, target: u32 }
                 spell { "BSSY" => "BSSY[.RECONVERGENT] Bn, label" }
@@ -1475,6 +1567,27 @@ macro_rules! opcode_table {
                 }
                 regs {}
                 exec control { BarrierSync }
+
+            /// `BMOV.32[.CLEAR] Rd, Bn` writes convergence barrier `Bn`'s lane
+            /// mask to `Rd` (`.CLEAR`: and empties the barrier); `BMOV.32 Bn,
+            /// a` sets the barrier's lanes from `a` (`to_barrier`).
+            Bmov { d: u8, barrier: u8, a: Src, to_barrier: bool, clear: bool }
+                spell { "BMOV" => "BMOV.32[.CLEAR] Rd, Bn  or  BMOV.32 Bn, Ra" }
+                class Alu
+                decode {
+                    need(m, ins, &["32"], "`.32` (a 32-lane mask)")?;
+                    let clear = m.has("CLEAR");
+                    let to_barrier = matches!(o.peek().map(|x| &x.value), Some(RawOperand::Barrier(_)));
+                    let (d, barrier, a) = if to_barrier {
+                        let b = o.barrier()?;
+                        (RZ, b, o.isrc()?)
+                    } else {
+                        let d = o.dst()?;
+                        (d, o.barrier()?, Src::Imm(0))
+                    };
+                }
+                regs { rw.def(d); rw.src(a); }
+                exec control { BarrierMove }
 
             Break { barrier: u8 }
                 spell { "BREAK" => "BREAK Bn" }
@@ -1660,8 +1773,10 @@ mod tests {
         // sharing (38); then 20 memory and uniform variants, LDCU, RED and
         // REDG sharing (22 spellings); then SHF PRMT FLO BREV IADD VIADD
         // VIADDMNMX PLOP3 HFMA2 DADD DMUL DFMA DSETP F2F YIELD MEMBAR, and
-        // the spellings VIMNMX and I2FP (18).
-        assert_eq!(OPCODES.len(), 38 + 22 + 18);
+        // the spellings VIMNMX and I2FP (18); then CALL, RET, BRX and BMOV
+        // (4).
+        assert_eq!(OPCODES.len(), 38 + 22 + 18 + 4);
+        assert_eq!(usage("RET.REL.NODEC"), "RET.REL.NODEC Ra, 0x0");
         assert_eq!(usage("IMUL.WIDE"), "IMUL[.WIDE|.HI][.U32] Rd, a, b");
         assert_eq!(usage("FSEL"), "SEL Rd, a, b, Pp");
         assert_eq!(usage("FOO"), "OPCODE operands");

@@ -31,14 +31,44 @@ impl PredSrc {
 
     /// True when this predicate is the constant `PT` (not negated).
     pub fn is_always_true(self) -> bool {
-        self.index == PT && !self.negate
+        (self.index == PT || self.index == UNIFORM_PRED + UPT) && !self.negate
+    }
+
+    /// Uniform predicate `p` (`UP0`..`UP6`, `UPT`) where a guard or a
+    /// branch condition is read: its index moved up by [`UNIFORM_PRED`].
+    pub fn uniform(p: PredSrc) -> PredSrc {
+        PredSrc {
+            index: UNIFORM_PRED + (p.index & PT),
+            negate: p.negate,
+        }
+    }
+
+    /// The uniform predicate this names (index `0..=UPT`), if it names one.
+    pub fn as_uniform(self) -> Option<PredSrc> {
+        (self.index >= UNIFORM_PRED).then_some(PredSrc {
+            index: (self.index - UNIFORM_PRED) & PT,
+            negate: self.negate,
+        })
     }
 }
+
+/// Where a guard (`@UP0`) or a branch condition (`BRA.U !UP0, target`)
+/// may be a per-lane or a uniform predicate, a [`PredSrc`] index from
+/// `UNIFORM_PRED` on names uniform predicate `UP(index - UNIFORM_PRED)`
+/// (`UNIFORM_PRED + UPT`: `UPT`). Every lane reads the warp's one value.
+pub const UNIFORM_PRED: u8 = 8;
 
 impl fmt::Display for PredSrc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.negate {
             f.write_str("!")?;
+        }
+        if let Some(u) = self.as_uniform() {
+            return if u.index == UPT {
+                f.write_str("UPT")
+            } else {
+                write!(f, "UP{}", u.index)
+            };
         }
         if self.index == PT {
             f.write_str("PT")

@@ -157,7 +157,10 @@ pub fn assemble_kernel(k: &Kernel, arch: Arch, alu_latency: u32) -> Result<Progr
         }
         // The text at its own column, so parser columns are listing columns.
         let indent = " ".repeat(l.column.saturating_sub(1) as usize);
-        let line = format!("{indent}{}", blank_descriptors(&l.text));
+        let line = format!(
+            "{indent}{}",
+            indirect_operands(&blank_descriptors(&l.text), &k.name)
+        );
         let raw = match parser::parse_line(&line) {
             Ok(parsed) => match parsed.instr {
                 Some(raw) => raw,
@@ -238,6 +241,56 @@ pub(crate) fn blank_descriptors(text: &str) -> String {
         rest = next;
     }
     out.push_str(rest);
+    out
+}
+
+/// The disassemblers print `RET.REL.NODEC R2 0x0` and `BRX R2 -0x160
+/// (*"BRANCH_TARGETS .L_x_2,.L_x_8"*)` without a comma after the register:
+/// writes them in the assembler's form (`RET.REL.NODEC R2,0x0`, `BRX
+/// R2,-0x160, .L_x_2,.L_x_8`), keeping every other character's column. A
+/// `RET` whose base names the kernel's own symbol (`` `(_Z6kernelPf) ``,
+/// nvdisasm) counts from the kernel's start: `0x0`.
+pub(crate) fn indirect_operands(text: &str, kernel: &str) -> String {
+    let op_at = if text.starts_with('@') {
+        match text.find(char::is_whitespace) {
+            Some(g) => g + (text[g..].len() - text[g..].trim_start().len()),
+            None => return text.to_string(),
+        }
+    } else {
+        0
+    };
+    let word = text[op_at..].split_whitespace().next().unwrap_or("");
+    let opcode = word.split('.').next().unwrap_or("");
+    if !matches!(opcode, "RET" | "BRX") {
+        return text.to_string();
+    }
+    let mut out = text.to_string();
+    if let Some(start) = out.find("(*\"BRANCH_TARGETS ") {
+        let len = "(*\"BRANCH_TARGETS ".len();
+        out.replace_range(start..start + len, &format!(",{}", " ".repeat(len - 1)));
+        if let Some(end) = out[start..].find("\"*)") {
+            out.replace_range(start + end..start + end + 3, "   ");
+        }
+    }
+    // The register after the opcode, then the space that should be a comma.
+    let ops_at = op_at + word.len();
+    let rest = &out[ops_at..];
+    let reg_at = ops_at + (rest.len() - rest.trim_start().len());
+    let reg_len = out[reg_at..]
+        .find(|c: char| c.is_whitespace() || c == ',')
+        .unwrap_or(out.len() - reg_at);
+    let after = reg_at + reg_len;
+    let next = out[after..].trim_start();
+    if reg_len > 0 && out[after..].starts_with(' ') && !next.is_empty() && !next.starts_with(',') {
+        out.replace_range(after..after + 1, ",");
+        let own = format!("`({kernel})");
+        if opcode == "RET" && !kernel.is_empty() && out[after + 1..].trim_start().starts_with(&own)
+        {
+            let at = after + 1 + (out[after + 1..].len() - out[after + 1..].trim_start().len());
+            let pad = " ".repeat(own.len() - 3);
+            out.replace_range(at..at + own.len(), &format!("0x0{pad}"));
+        }
+    }
     out
 }
 

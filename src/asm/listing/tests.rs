@@ -565,3 +565,31 @@ fn columns_ignore_trailing_blanks() {
     let errs = read_errs("  /* 0x0000000000000000 */ junk  \n");
     assert_eq!((errs[0].column, errs[0].len), (28, 4));
 }
+
+#[test]
+fn indirect_branches_are_given_their_commas_in_place() {
+    use super::assemble::indirect_operands;
+    // As cuobjdump and nvdisasm print them; every other column is kept.
+    let cases = [
+        ("RET.REL.NODEC R2 0x0", "k", "RET.REL.NODEC R2,0x0"),
+        (
+            "RET.REL.NODEC R2 `(_Z6callerPKfS0_Pf)",
+            "_Z6callerPKfS0_Pf",
+            "RET.REL.NODEC R2,0x0                 ",
+        ),
+        (
+            "BRX R2 -0x160 (*\"BRANCH_TARGETS .L_x_2,.L_x_8\"*)",
+            "k",
+            "BRX R2,-0x160 ,                 .L_x_2,.L_x_8   ",
+        ),
+        ("@P0 BRX R2 -0x10", "k", "@P0 BRX R2,-0x10"),
+        // Already in the assembler's form, or another opcode: unchanged.
+        ("RET.REL.NODEC R2, 0x0", "k", "RET.REL.NODEC R2, 0x0"),
+        ("BRA 0x10", "k", "BRA 0x10"),
+    ];
+    for (text, kernel, want) in cases {
+        let got = indirect_operands(text, kernel);
+        assert_eq!(got, want);
+        assert_eq!(got.len(), text.len(), "{text}");
+    }
+}

@@ -208,6 +208,14 @@ impl ItsState {
         }
     }
 
+    /// `BMOV Bb, mask`: the barrier's lanes become `mask` (lanes waiting
+    /// there that `mask` leaves out stay waiting; `mask = 0` empties it).
+    pub fn set_barrier(&mut self, b: u8, mask: u64) {
+        let bar = &mut self.barriers[usize::from(b)];
+        bar.participants = mask;
+        bar.arrived &= mask;
+    }
+
     /// `BREAK b`: lanes `on` stop participating.
     pub fn brk(&mut self, b: u8, on: u64) {
         let bar = &mut self.barriers[usize::from(b)];
@@ -294,6 +302,7 @@ pub(crate) fn its_control(
     pc: u32,
     on: u64,
     active: u64,
+    ways: &[(u32, u64)],
     error: &mut Option<RunError>,
     t: u64,
 ) -> (bool, bool) {
@@ -309,7 +318,7 @@ pub(crate) fn its_control(
 
     let rest = active & !on;
     match ins.op {
-        Op::Bra { target } => {
+        Op::Bra { target, .. } | Op::Call { target } => {
             w.counters.branches += 1;
             taken_any = on != 0;
             if on != 0 && rest != 0 {
@@ -319,6 +328,23 @@ pub(crate) fn its_control(
             its.set_pc(rest, pc + 1);
             let first_taken = if taken_first { on != 0 } else { rest == 0 };
             its.current = Some(if first_taken { target } else { pc + 1 });
+        }
+        Op::Ret { .. } | Op::Brx { .. } => {
+            // Each way is a group; the lanes the guard turned off fall
+            // through. The lowest target's group goes first.
+            w.counters.branches += 1;
+            taken_any = !ways.is_empty();
+            if ways.len() + usize::from(rest != 0) > 1 {
+                w.counters.divergent_branches += 1;
+            }
+            for &(target, lanes_mask) in ways {
+                its.set_pc(lanes_mask, target);
+            }
+            its.set_pc(rest, pc + 1);
+            its.current = ways
+                .first()
+                .map(|way| way.0)
+                .or((rest != 0).then_some(pc + 1));
         }
         Op::Break { barrier } => {
             w.counters.branches += 1;

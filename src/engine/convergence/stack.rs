@@ -6,7 +6,7 @@
 //! entry is popped when its pc reaches its reconvergence pc or its lanes are
 //! all gone. Paths therefore run one after the other.
 
-use crate::asm::ir::EXIT_PC;
+use crate::asm::ir::{CONVERGENCE_BARRIERS, EXIT_PC};
 
 /// One stack entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,11 @@ pub struct Branch {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SimtStack {
     pub entries: Vec<StackEntry>,
+    /// The lanes of each convergence barrier `Bn`: `BSSY` sets the issuing
+    /// lanes, `BREAK` removes lanes, `BMOV` reads and writes them. Nothing
+    /// waits on them in this model (the stack reconverges); they are kept
+    /// so that `BMOV` moves what the `its` model would.
+    pub barriers: [u64; CONVERGENCE_BARRIERS],
 }
 
 impl SimtStack {
@@ -43,11 +48,13 @@ impl SimtStack {
                 rpc: EXIT_PC,
                 mask,
             }],
+            barriers: [0; CONVERGENCE_BARRIERS],
         }
     }
 
     /// Back to one entry covering `mask` at pc 0, keeping the allocation.
     pub fn reset(&mut self, mask: u64) {
+        self.barriers = [0; CONVERGENCE_BARRIERS];
         self.entries.clear();
         self.entries.push(StackEntry {
             pc: 0,
@@ -131,6 +138,40 @@ impl SimtStack {
                     rpc,
                     mask,
                 });
+            }
+        }
+        self.pop_finished(live);
+        true
+    }
+
+    /// An indirect jump (`RET`, `BRX`): `ways` are `(pc, lanes)` for each
+    /// pc the active lanes go to, sorted by pc; `rpc` is the jump's
+    /// reconvergence pc. One way is a plain jump; several diverge as a
+    /// branch does, one entry per way, the lowest pc running first.
+    /// Returns true when the lanes went more than one way.
+    pub fn multiway(&mut self, ways: &[(u32, u64)], rpc: u32, live: u64) -> bool {
+        match ways {
+            [] => {
+                self.pop_finished(live);
+                return false;
+            }
+            [(pc, _)] => {
+                self.goto(*pc, live);
+                return false;
+            }
+            _ => {}
+        }
+        let Some(top) = self.entries.last_mut() else {
+            return true;
+        };
+        if top.rpc == rpc {
+            self.entries.pop();
+        } else {
+            top.pc = rpc;
+        }
+        for &(pc, mask) in ways.iter().rev() {
+            if pc != rpc {
+                self.entries.push(StackEntry { pc, rpc, mask });
             }
         }
         self.pop_finished(live);
@@ -236,6 +277,27 @@ mod tests {
         ));
         assert_eq!(s.active(0b1111), Some((3, 0b1111)));
         assert_eq!(s.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_multiway_jump_runs_each_way_lowest_pc_first() {
+        // 5: BRX to 6 (lanes 0-1), 8 (lane 2), 10 (lane 3); all meet at 12.
+        let mut s = SimtStack::new(0b1111);
+        s.goto(5, 0b1111);
+        let ways = [(6, 0b0011), (8, 0b0100), (10, 0b1000)];
+        assert!(s.multiway(&ways, 12, 0b1111));
+        // The reconvergence entry at 12 below three ways, 6 on top.
+        assert_eq!(s.entries.len(), 4);
+        assert_eq!(s.active(0b1111), Some((6, 0b0011)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((8, 0b0100)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((10, 0b1000)));
+        s.goto(12, 0b1111);
+        assert_eq!(s.active(0b1111), Some((12, 0b1111)));
+        // One way is a plain jump.
+        assert!(!s.multiway(&[(3, 0b1111)], EXIT_PC, 0b1111));
+        assert_eq!((s.entries.len(), s.active(0b1111)), (1, Some((3, 0b1111))));
     }
 
     #[test]
