@@ -18,9 +18,10 @@
 //! (`docs/scenario-format.md`, "Real kernels"): a listing as `program:`,
 //! `kernel:` where a listing has several, `args:` in parameter order,
 //! typed buffers (`u8` .. `f64`), 2-/3-D `launch:` lists and the report's
-//! `buffers:`. Two kernels need keys the format does not name yet; they
-//! are marked `LEAD:` below (a struct passed by value, and `__constant__`
-//! / `__device__` variables).
+//! `buffers:`, and `constants:` keys naming a bank (`c[0x3][0x0]`) for
+//! `__constant__` and `__device__` variables. One kernel needs a key the
+//! format does not name yet; it is marked `LEAD:` below (a struct passed by
+//! value).
 //!
 //! Most inputs are chosen so that every intermediate value is exact in its
 //! type (small multiples of a power of two): then the result is the same
@@ -331,12 +332,13 @@ fn collatz() -> Kernel {
 
 /// constant_device.cu, 2 blocks of 64 over n = 100.
 ///
-/// LEAD: the format does not yet say how `__constant__` and `__device__`
-/// variables get their values (the listing reads `coeffs` from
-/// `c[0x3][0x0..0xc]` and the addresses of `bias` and `call_count` from
-/// `c[0x4][...]`). This entry assumes a buffer named like the variable is
-/// that variable: `coeffs`, `bias` (its initialiser 0.25 is in the ELF, not
-/// in the listing, so it is given) and `call_count`.
+/// The listings read `coeffs` from bank 3 (`c[0x3][0x0..0xc]`, the
+/// `__constant__` bank) and the addresses of the `__device__` variables from
+/// bank 4: `call_count` at `c[0x4][0x0]` (the word incremented under
+/// `i == 0`) and `bias` at `c[0x4][0x8]` (the word added last), on every
+/// architecture. `constants:` fills both banks: the coefficients as a list
+/// of f32 words, the two addresses as buffer names (`bias`' initialiser
+/// 0.25 is in the ELF, not in the listing, so its buffer gives it).
 fn constant_device() -> Kernel {
     let n = 100usize;
     let c = [0.5f32, -1.25, 0.75, 0.125];
@@ -352,19 +354,14 @@ fn constant_device() -> Kernel {
         kernel: None,
         launch: "{blocks: 2, block_dim: 64}",
         memory: vec![
-            buf(
-                "coeffs",
-                Ty::F32,
-                4,
-                "i == 0 ? 0.5 : (i == 1 ? -1.25 : (i == 2 ? 0.75 : 0.125))",
-            ),
             buf("bias", Ty::F32, 1, "0.25"),
             zeros("call_count", Ty::I32, 1),
             buf("xs", Ty::F32, n, "(i % 16) * 0.25 - 2.0"),
             zeros("ys", Ty::F32, n),
         ],
         args: "[xs, ys, 100]",
-        extra: "",
+        extra: "constants:\n  c[0x3][0x0]: [0.5, -1.25, 0.75, 0.125]\n  \
+                c[0x4][0x0]: call_count\n  c[0x4][0x8]: bias\n",
         outputs: vec![
             Out {
                 name: "ys",
@@ -1422,26 +1419,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "collatz",
         "sm_75",
         "BMOV (convergence barrier moves) not supported",
-    ),
-    (
-        "constant_device",
-        "sm_75",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
-    ),
-    (
-        "constant_device",
-        "sm_80",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
-    ),
-    (
-        "constant_device",
-        "sm_90",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
-    ),
-    (
-        "constant_device",
-        "sm_120",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
     ),
     ("device_call", "sm_75", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_80", "CALL.REL / RET.REL not supported"),
