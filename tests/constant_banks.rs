@@ -149,3 +149,58 @@ fn bad_bank_keys_are_located_errors() {
         assert!(err.contains(":4:"), "{line}: no line 4 in:\n{err}");
     }
 }
+
+/// A uniform register pair as an f64 source (`DMUL R4, R2, UR4`, as
+/// nvcc's sm_90 listings write it): UR4:UR5 = 2.5 from bank 3 (`{f64:
+/// 2.5}`, 8 bytes), R2:R3 = 1.5 (high word 0x3ff80000, low 0); by hand
+/// 1.5 * 2.5 = 3.75, exact.
+#[test]
+fn a_uniform_pair_is_an_f64_source() {
+    let text = "name: ur pair
+launch: {threads: 1}
+memory:
+  out: {type: f64, len: 1}
+constants:
+  0x160: out
+  c[0x3][0x0]: {f64: 2.5}
+program: |
+  ULDC.64 UR4, c[0x3][0x0]
+  MOV R2, RZ
+  MOV R3, 0x3ff80000
+  DMUL R4, R2, UR4
+  MOV R6, c[0x0][0x160]
+  STG.E.64 [R6], R4
+  EXIT
+";
+    let (code, out, err) = run(text);
+    assert_eq!(code, 0, "{err}{out}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["buffers"]["out"], json!([3.75]));
+}
+
+/// sm_75's `[R8.64+UR4]`: the register pair R8:R9 (the index, 4, sign
+/// extended) plus the uniform pair UR4:UR5 (the buffer's 64-bit device
+/// address, `ULDC.64` from bank 4), as tests/kernels/bytes_shorts.sm_75
+/// forms its byte addresses. By hand: the byte 9 lands at out[4].
+#[test]
+fn a_pair_plus_a_uniform_pair_is_a_64_bit_address() {
+    let text = "name: r64 plus ur64
+arch: sm_75
+launch: {threads: 1}
+memory:
+  out: {type: u8, len: 8}
+constants:
+  c[0x4][0x0]: out
+program: |
+  ULDC.64 UR4, c[0x4][0x0]
+  MOV R8, 0x4
+  MOV R9, RZ
+  MOV R0, 0x9
+  STG.E.U8.SYS [R8.64+UR4], R0
+  EXIT
+";
+    let (code, out, err) = run(text);
+    assert_eq!(code, 0, "{err}{out}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["buffers"]["out"], json!([0, 0, 0, 0, 9, 0, 0, 0]));
+}

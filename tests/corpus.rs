@@ -2,8 +2,8 @@
 //! computes what its CUDA source means.
 //!
 //! For each kernel of the corpus (every `.cu` but `abi_probe`, which
-//! `src/asm/abi.rs` checks), each architecture (sm_75, sm_80, sm_90,
-//! sm_120) and each form of the listing (`cuobjdump -sass` and
+//! `src/asm/abi.rs` checks), each architecture (sm_75, sm_80, sm_86,
+//! sm_89, sm_90, sm_100, sm_120) and each form of the listing (`cuobjdump -sass` and
 //! `nvdisasm -c -g -hex`), the test writes a scenario with the listing
 //! inlined verbatim as `program:`, runs
 //! `warpstep run FILE --format json --buffers all`, and compares every
@@ -35,7 +35,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const ARCHS: [&str; 4] = ["sm_75", "sm_80", "sm_90", "sm_120"];
+const ARCHS: [&str; 7] = [
+    "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+];
 const FORMS: [&str; 2] = ["sass", "nvdisasm"];
 
 // ---------------------------------------------------------------------------
@@ -50,6 +52,7 @@ enum Ty {
     I16,
     U32,
     I32,
+    U64,
     F32,
     F64,
 }
@@ -63,6 +66,7 @@ impl Ty {
             Ty::I16 => "i16",
             Ty::U32 => "u32",
             Ty::I32 => "i32",
+            Ty::U64 => "u64",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
         }
@@ -156,6 +160,42 @@ fn rand_unit(seed: u64, index: u64) -> f64 {
 // ---------------------------------------------------------------------------
 // The kernels: inputs and reference side by side, in file order
 // ---------------------------------------------------------------------------
+
+/// atomics64.cu, 64 threads in one block: `v = (t + 1) << 33`, every
+/// bit above 32 so that a 32-bit add would lose it all. `total` (a global
+/// 64-bit `RED`/`REDG` add) and the shared sum (a 64-bit `ATOMS.CAST.SPIN`
+/// loop) are both (1 + ... + 64) << 33 = 2080 << 33 whatever the order;
+/// `slot` is the `v` of whichever thread's 64-bit `ATOMG.CAS` came first:
+/// one of 1 << 33 ..= 64 << 33.
+fn atomics64() -> Kernel {
+    let sum = (1..=64i64).sum::<i64>() << 33;
+    Kernel {
+        file: "atomics64",
+        kernel: None,
+        launch: "{threads: 64}",
+        memory: vec![
+            zeros("total", Ty::U64, 1),
+            zeros("slot", Ty::U64, 1),
+            zeros("out", Ty::U64, 1),
+        ],
+        args: "[total, slot, out]",
+        extra: "",
+        outputs: vec![
+            Out {
+                name: "total",
+                want: ints([sum]),
+            },
+            Out {
+                name: "slot",
+                want: vec![Want::IntIn(1 << 33, 64 << 33)],
+            },
+            Out {
+                name: "out",
+                want: ints([sum]),
+            },
+        ],
+    }
+}
 
 /// atomics.cu, 64 threads in one block (two warps).
 /// `v = tid * 7 % 13`; max/min/inc/add on single words, then
@@ -1189,6 +1229,7 @@ fn votes() -> Kernel {
 fn corpus() -> Vec<Kernel> {
     vec![
         atomics(),
+        atomics64(),
         bit_ops(),
         bytes_shorts(),
         collatz(),
@@ -1411,9 +1452,40 @@ fn compare(k: &Kernel, report: &Value) -> Vec<String> {
 /// The reasons are what the runs report.
 const PENDING: &[(&str, &str, &str)] = &[
     (
-        "bytes_shorts",
-        "sm_75",
-        "an 8-bit load at a 32-bit address faults (sm_75 forms the address without .64)",
+        "atomics",
+        "sm_100",
+        "CREDUX (a warp reduction feeding an atomic) not supported",
+    ),
+    ("atomics64", "sm_75", "BMOV not supported"),
+    (
+        "atomics64",
+        "sm_80",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_86",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_89",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_90",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_100",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_120",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
     ),
     (
         "collatz",
@@ -1422,7 +1494,10 @@ const PENDING: &[(&str, &str, &str)] = &[
     ),
     ("device_call", "sm_75", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_80", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_86", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_89", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_90", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_100", "CALL.REL / RET.REL not supported"),
     ("device_call", "sm_120", "CALL.REL / RET.REL not supported"),
     ("f64_math", "sm_75", "BMOV not supported"),
     (
@@ -1432,7 +1507,22 @@ const PENDING: &[(&str, &str, &str)] = &[
     ),
     (
         "f64_math",
+        "sm_86",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
+        "sm_89",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
         "sm_90",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
+        "sm_100",
         "BRA with a predicate operand (BRA P1, target) not supported",
     ),
     (
@@ -1442,6 +1532,11 @@ const PENDING: &[(&str, &str, &str)] = &[
     ),
     ("histogram", "sm_75", "BMOV not supported"),
     (
+        "histogram",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
         "int_divmod",
         "sm_120",
         "a predicate operand where a register is read (sm_120 form)",
@@ -1449,7 +1544,22 @@ const PENDING: &[(&str, &str, &str)] = &[
     ("lane_loop", "sm_75", "BMOV not supported"),
     (
         "matmul_naive",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
+        "matmul_naive",
         "sm_120",
+        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
+    ),
+    (
+        "minmax_abs",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
+        "reduce_shared",
+        "sm_100",
         "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
     ),
     (
@@ -1458,20 +1568,33 @@ const PENDING: &[(&str, &str, &str)] = &[
         "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
     ),
     ("reduce_shfl", "sm_75", "BMOV not supported"),
+    (
+        "shuffle_xor",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
     ("special_funcs", "sm_75", "BMOV not supported"),
     ("special_funcs", "sm_80", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_86", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_89", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_90", "CALL.REL / RET.REL not supported"),
     (
         "special_funcs",
-        "sm_90",
-        "a uniform register pair as an f64 source not supported",
+        "sm_100",
+        "R2P (predicates from a register) not supported",
     ),
     (
         "special_funcs",
         "sm_120",
-        "a uniform register pair as an f64 source not supported",
+        "R2P (predicates from a register) not supported",
     ),
     ("stencil_1d", "sm_75", "BMOV not supported"),
     ("switch_case", "sm_75", "BMOV not supported"),
+    (
+        "switch_case",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
     ("switch_case", "sm_120", "BRX (jump tables) not supported"),
 ];
 

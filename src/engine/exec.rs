@@ -582,11 +582,18 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
         let a = if uniform_pair {
             pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
         } else {
+            // `[R8.64+UR4]` (sm_75): the uniform register added is the
+            // 64-bit pair UR4:UR5 (a pointer from `ULDC.64 UR4, ...`).
+            let u = if m.ubase == URZ {
+                0
+            } else {
+                pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
+            };
             pair(
                 w.reg(m.base, l as u32),
                 w.reg(m.base.saturating_add(1), l as u32),
             )
-            .wrapping_add(u64::from(w.ureg(m.ubase)))
+            .wrapping_add(u)
         };
         let a = a.wrapping_add(off);
         if (a >> 32) as u32 != window_hi {
