@@ -2,8 +2,8 @@
 //! computes what its CUDA source means.
 //!
 //! For each kernel of the corpus (every `.cu` but `abi_probe`, which
-//! `src/asm/abi.rs` checks), each architecture (sm_75, sm_80, sm_90,
-//! sm_120) and each form of the listing (`cuobjdump -sass` and
+//! `src/asm/abi.rs` checks), each architecture (sm_75, sm_80, sm_86,
+//! sm_89, sm_90, sm_100, sm_120) and each form of the listing (`cuobjdump -sass` and
 //! `nvdisasm -c -g -hex`), the test writes a scenario with the listing
 //! inlined verbatim as `program:`, runs
 //! `warpstep run FILE --format json --buffers all`, and compares every
@@ -18,9 +18,10 @@
 //! (`docs/scenario-format.md`, "Real kernels"): a listing as `program:`,
 //! `kernel:` where a listing has several, `args:` in parameter order,
 //! typed buffers (`u8` .. `f64`), 2-/3-D `launch:` lists and the report's
-//! `buffers:`. Two kernels need keys the format does not name yet; they
-//! are marked `LEAD:` below (a struct passed by value, and `__constant__`
-//! / `__device__` variables).
+//! `buffers:`, and `constants:` keys naming a bank (`c[0x3][0x0]`) for
+//! `__constant__` and `__device__` variables. One kernel needs a key the
+//! format does not name yet; it is marked `LEAD:` below (a struct passed by
+//! value).
 //!
 //! Most inputs are chosen so that every intermediate value is exact in its
 //! type (small multiples of a power of two): then the result is the same
@@ -34,7 +35,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const ARCHS: [&str; 4] = ["sm_75", "sm_80", "sm_90", "sm_120"];
+const ARCHS: [&str; 7] = [
+    "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+];
 const FORMS: [&str; 2] = ["sass", "nvdisasm"];
 
 // ---------------------------------------------------------------------------
@@ -49,6 +52,7 @@ enum Ty {
     I16,
     U32,
     I32,
+    U64,
     F32,
     F64,
 }
@@ -62,6 +66,7 @@ impl Ty {
             Ty::I16 => "i16",
             Ty::U32 => "u32",
             Ty::I32 => "i32",
+            Ty::U64 => "u64",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
         }
@@ -155,6 +160,42 @@ fn rand_unit(seed: u64, index: u64) -> f64 {
 // ---------------------------------------------------------------------------
 // The kernels: inputs and reference side by side, in file order
 // ---------------------------------------------------------------------------
+
+/// atomics64.cu, 64 threads in one block: `v = (t + 1) << 33`, every
+/// bit above 32 so that a 32-bit add would lose it all. `total` (a global
+/// 64-bit `RED`/`REDG` add) and the shared sum (a 64-bit `ATOMS.CAST.SPIN`
+/// loop) are both (1 + ... + 64) << 33 = 2080 << 33 whatever the order;
+/// `slot` is the `v` of whichever thread's 64-bit `ATOMG.CAS` came first:
+/// one of 1 << 33 ..= 64 << 33.
+fn atomics64() -> Kernel {
+    let sum = (1..=64i64).sum::<i64>() << 33;
+    Kernel {
+        file: "atomics64",
+        kernel: None,
+        launch: "{threads: 64}",
+        memory: vec![
+            zeros("total", Ty::U64, 1),
+            zeros("slot", Ty::U64, 1),
+            zeros("out", Ty::U64, 1),
+        ],
+        args: "[total, slot, out]",
+        extra: "",
+        outputs: vec![
+            Out {
+                name: "total",
+                want: ints([sum]),
+            },
+            Out {
+                name: "slot",
+                want: vec![Want::IntIn(1 << 33, 64 << 33)],
+            },
+            Out {
+                name: "out",
+                want: ints([sum]),
+            },
+        ],
+    }
+}
 
 /// atomics.cu, 64 threads in one block (two warps).
 /// `v = tid * 7 % 13`; max/min/inc/add on single words, then
@@ -331,12 +372,13 @@ fn collatz() -> Kernel {
 
 /// constant_device.cu, 2 blocks of 64 over n = 100.
 ///
-/// LEAD: the format does not yet say how `__constant__` and `__device__`
-/// variables get their values (the listing reads `coeffs` from
-/// `c[0x3][0x0..0xc]` and the addresses of `bias` and `call_count` from
-/// `c[0x4][...]`). This entry assumes a buffer named like the variable is
-/// that variable: `coeffs`, `bias` (its initialiser 0.25 is in the ELF, not
-/// in the listing, so it is given) and `call_count`.
+/// The listings read `coeffs` from bank 3 (`c[0x3][0x0..0xc]`, the
+/// `__constant__` bank) and the addresses of the `__device__` variables from
+/// bank 4: `call_count` at `c[0x4][0x0]` (the word incremented under
+/// `i == 0`) and `bias` at `c[0x4][0x8]` (the word added last), on every
+/// architecture. `constants:` fills both banks: the coefficients as a list
+/// of f32 words, the two addresses as buffer names (`bias`' initialiser
+/// 0.25 is in the ELF, not in the listing, so its buffer gives it).
 fn constant_device() -> Kernel {
     let n = 100usize;
     let c = [0.5f32, -1.25, 0.75, 0.125];
@@ -352,19 +394,14 @@ fn constant_device() -> Kernel {
         kernel: None,
         launch: "{blocks: 2, block_dim: 64}",
         memory: vec![
-            buf(
-                "coeffs",
-                Ty::F32,
-                4,
-                "i == 0 ? 0.5 : (i == 1 ? -1.25 : (i == 2 ? 0.75 : 0.125))",
-            ),
             buf("bias", Ty::F32, 1, "0.25"),
             zeros("call_count", Ty::I32, 1),
             buf("xs", Ty::F32, n, "(i % 16) * 0.25 - 2.0"),
             zeros("ys", Ty::F32, n),
         ],
         args: "[xs, ys, 100]",
-        extra: "",
+        extra: "constants:\n  c[0x3][0x0]: [0.5, -1.25, 0.75, 0.125]\n  \
+                c[0x4][0x0]: call_count\n  c[0x4][0x8]: bias\n",
         outputs: vec![
             Out {
                 name: "ys",
@@ -1192,6 +1229,7 @@ fn votes() -> Kernel {
 fn corpus() -> Vec<Kernel> {
     vec![
         atomics(),
+        atomics64(),
         bit_ops(),
         bytes_shorts(),
         collatz(),
@@ -1414,30 +1452,54 @@ fn compare(k: &Kernel, report: &Value) -> Vec<String> {
 /// The reasons are what the runs report.
 const PENDING: &[(&str, &str, &str)] = &[
     (
-        "bytes_shorts",
-        "sm_75",
-        "an 8-bit load at a 32-bit address faults (sm_75 forms the address without .64)",
+        "atomics",
+        "sm_100",
+        "CREDUX (a warp reduction feeding an atomic) not supported",
     ),
+    ("atomics64", "sm_75", "BMOV not supported"),
     (
-        "constant_device",
-        "sm_75",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
-    ),
-    (
-        "constant_device",
+        "atomics64",
         "sm_80",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
     ),
     (
-        "constant_device",
+        "atomics64",
+        "sm_86",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
+        "sm_89",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "atomics64",
         "sm_90",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
     ),
     (
-        "constant_device",
-        "sm_120",
-        "constant banks 3 and 4 (__constant__, __device__ variables) not supported",
+        "atomics64",
+        "sm_100",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
     ),
+    (
+        "atomics64",
+        "sm_120",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
+    (
+        "collatz",
+        "sm_75",
+        "BMOV (convergence barrier moves) not supported",
+    ),
+    ("device_call", "sm_75", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_80", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_86", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_89", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_90", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_100", "CALL.REL / RET.REL not supported"),
+    ("device_call", "sm_120", "CALL.REL / RET.REL not supported"),
+    ("f64_math", "sm_75", "BMOV not supported"),
     (
         "histogram",
         "sm_75",
@@ -1454,20 +1516,96 @@ const PENDING: &[(&str, &str, &str)] = &[
         "constant bank 2 (the compiler's literal pool) not supported",
     ),
     (
-        "special_funcs",
+        "f64_math",
+        "sm_86",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
+        "sm_89",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
         "sm_90",
-        "a uniform register pair as an f64 source not supported",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
+        "sm_100",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    (
+        "f64_math",
+        "sm_120",
+        "BRA with a predicate operand (BRA P1, target) not supported",
+    ),
+    ("histogram", "sm_75", "BMOV not supported"),
+    (
+        "histogram",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
+        "int_divmod",
+        "sm_120",
+        "a predicate operand where a register is read (sm_120 form)",
+    ),
+    ("lane_loop", "sm_75", "BMOV not supported"),
+    (
+        "matmul_naive",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
+        "matmul_naive",
+        "sm_120",
+        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
+    ),
+    (
+        "minmax_abs",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    (
+        "reduce_shared",
+        "sm_100",
+        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
+    ),
+    (
+        "reduce_shared",
+        "sm_120",
+        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
+    ),
+    ("reduce_shfl", "sm_75", "BMOV not supported"),
+    (
+        "shuffle_xor",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
+    ),
+    ("special_funcs", "sm_75", "BMOV not supported"),
+    ("special_funcs", "sm_80", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_86", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_89", "CALL.REL / RET.REL not supported"),
+    ("special_funcs", "sm_90", "CALL.REL / RET.REL not supported"),
+    (
+        "special_funcs",
+        "sm_100",
+        "R2P (predicates from a register) not supported",
     ),
     (
         "special_funcs",
         "sm_120",
-        "a uniform register pair as an f64 source not supported",
+        "R2P (predicates from a register) not supported",
     ),
+    ("stencil_1d", "sm_75", "BMOV not supported"),
+    ("switch_case", "sm_75", "BMOV not supported"),
     (
         "switch_case",
-        "sm_120",
-        "the BRX jump table is in constant bank 2, which no listing prints (the branch faults, bad_branch_target)",
+        "sm_100",
+        "a predicate operand where a register is read (sm_100 form)",
     ),
+    ("switch_case", "sm_120", "BRX (jump tables) not supported"),
 ];
 
 fn pending(name: &str, arch: &str) -> Option<&'static str> {

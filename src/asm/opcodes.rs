@@ -333,6 +333,15 @@ impl<'a> Operands<'a> {
                 }
                 Ok(Src::Reg(*r))
             }
+            // `DMUL R6, R6, UR6`: the uniform pair UR6:UR7.
+            RawOperand::UReg(r) if !r.not => {
+                if r.reg != URZ && r.reg % 2 != 0 {
+                    let mut e = self.wrong(o, "an even uniform register (an f64 pair)");
+                    e.expected = Some(format!("UR{}", r.reg - 1));
+                    return Err(e);
+                }
+                Ok(Src::UReg(*r))
+            }
             RawOperand::Int { value, hex: true } => Ok(Src::Imm(Self::imm32(o, *value)?)),
             RawOperand::Int { value, hex: false } => Ok(Src::Imm(
                 (Self::exact_int(o, *value)?.to_bits() >> 32) as u32,

@@ -43,7 +43,8 @@ pub struct Env<'a> {
     pub blocks: u32,
     /// High word of a 64-bit constant addend (`IMAD.WIDE ... c[..]`).
     pub c_hi: u32,
-    /// Constant bank 0, for register-indexed `LDC`.
+    /// The constant banks (keyed by [`super::link::constant_key`]), for
+    /// register-indexed `LDC`.
     pub constants: &'a BTreeMap<u32, u32>,
     /// The issue cycle (`SR_CLOCKLO`).
     pub clock: u64,
@@ -581,11 +582,18 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
         let a = if uniform_pair {
             pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
         } else {
+            // `[R8.64+UR4]` (sm_75): the uniform register added is the
+            // 64-bit pair UR4:UR5 (a pointer from `ULDC.64 UR4, ...`).
+            let u = if m.ubase == URZ {
+                0
+            } else {
+                pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
+            };
             pair(
                 w.reg(m.base, l as u32),
                 w.reg(m.base.saturating_add(1), l as u32),
             )
-            .wrapping_add(u64::from(w.ureg(m.ubase)))
+            .wrapping_add(u)
         };
         let a = a.wrapping_add(off);
         if (a >> 32) as u32 != window_hi {
@@ -1467,8 +1475,17 @@ impl<const N: usize> Datapath<'_, '_, N> {
                 });
             }
         } else {
+            // `offset` carries the bank above bit 16 (`constant_key`); an
+            // index past the bank's 64 KiB reads 0.
             let bank = self.env.constants;
-            let word = |a: u32| bank.get(&(a & !3)).copied().unwrap_or(0);
+            let (bank_key, offset) = (offset & !0xffff, offset & 0xffff);
+            let word = |a: u32| {
+                if a > 0xffff {
+                    0
+                } else {
+                    bank.get(&(bank_key | (a & !3))).copied().unwrap_or(0)
+                }
+            };
             let [lo, hi] = &mut r;
             for (l, (x, y)) in lo[..n].iter_mut().zip(&mut hi[..n]).enumerate() {
                 let at = offset.wrapping_add(self.w.reg(base, l as u32));

@@ -31,7 +31,14 @@ pub struct Decoded {
     pub uses_lsu: bool,
 }
 
-/// Resolves `c[0x0][off]` operands against the constant bank. An offset
+/// The key of word `offset` of constant bank `bank` in a kernel's
+/// constants: bank 0's words keep their byte offset as the key, bank `b`'s
+/// are at `b << 16 | offset` (a bank holds 64 KiB).
+pub fn constant_key(bank: u8, offset: u32) -> u32 {
+    u32::from(bank) << 16 | offset
+}
+
+/// Resolves `c[bank][off]` operands against the constant banks. An offset
 /// that is not set is an error, except the high word of a 64-bit value
 /// whose low word is set (it reads zero: warpstep addresses are 32-bit).
 /// Each instruction takes its class's latency from `lat`.
@@ -44,29 +51,39 @@ pub(crate) fn link(
         let col = ins.text.find("c[").map_or(ins.column, |i| {
             ins.column + ins.text[..i].chars().count() as u32
         });
-        if bank != 0 {
-            return Err(AsmError {
-                line: ins.line,
-                column: col,
-                len: 5,
-                message: format!("constant bank {bank} is not modelled"),
-                expected: Some("c[0x0][offset]".into()),
-                hint: Some("put the value in bank 0 under `constants:`".into()),
-            });
+        if offset <= 0xffff {
+            let key = constant_key(bank, offset);
+            if let Some(v) = constants.get(&key) {
+                return Ok(*v);
+            }
+            if offset >= 4 && constants.contains_key(&(key - 4)) {
+                return Ok(0);
+            }
         }
-        if let Some(v) = constants.get(&offset) {
-            return Ok(*v);
-        }
-        if offset >= 4 && constants.contains_key(&(offset - 4)) {
-            return Ok(0);
-        }
+        let hint = match bank {
+            0 if program.arch.is_some() => format!(
+                "give the kernel's parameters in `args:`, or add `{offset:#x}: VALUE` \
+                 under `constants:`"
+            ),
+            0 => format!("add `{offset:#x}: VALUE` under `constants:`"),
+            3 => format!(
+                "bank 3 holds the kernel's `__constant__` variables: add \
+                 `c[{bank:#x}][{offset:#x}]: VALUE` (or a list of values) under `constants:`"
+            ),
+            4 => format!(
+                "bank 4 holds the addresses of `__device__` variables: add \
+                 `c[{bank:#x}][{offset:#x}]: BUFFER` under `constants:`, BUFFER the \
+                 variable's buffer in `memory:`"
+            ),
+            _ => format!("add `c[{bank:#x}][{offset:#x}]: VALUE` under `constants:`"),
+        };
         Err(AsmError {
             line: ins.line,
             column: col,
             len: 5,
-            message: format!("c[0x0][{offset:#x}] is not set"),
+            message: format!("c[{bank:#x}][{offset:#x}] is not set"),
             expected: Some("a constant the scenario defines".into()),
-            hint: Some(format!("add `{offset:#x}: VALUE` under `constants:`")),
+            hint: Some(hint),
         })
     };
     let mut out = Vec::with_capacity(program.instrs.len());
@@ -77,7 +94,10 @@ pub(crate) fn link(
             if let Src::Const { bank, offset } = *s {
                 *s = Src::Imm(lookup(ins, bank, offset)?);
                 if wide {
-                    c_hi = constants.get(&(offset + 4)).copied().unwrap_or(0);
+                    c_hi = constants
+                        .get(&constant_key(bank, offset.saturating_add(4)))
+                        .copied()
+                        .unwrap_or(0);
                 }
             }
             Ok(())

@@ -50,6 +50,7 @@ pub use kernel::{
     MAX_LOCAL_BYTES, SHARED_RESERVED_SM90, ThreadIds, ThreadInit,
 };
 pub use link::Decoded;
+pub use link::constant_key;
 pub use machine::Machine;
 pub use memory::{DEVICE_WINDOW, FaultKind};
 pub use records::{Fault, FinalState, Hazard, HazardKind, IssueRecord, RunError, WarpRecord};

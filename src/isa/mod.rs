@@ -1054,6 +1054,14 @@ macro_rules! opcode_table {
                     } else {
                         ([Src::Reg(RegSrc::plain(RZ)); 4], 0)
                     };
+                    // An indexed read carries its bank above bit 16, as
+                    // the kernel's constants are keyed (`engine::constant_key`).
+                    if base != RZ && offset > 0xffff {
+                        let mut e = at(&ins.mnemonic, "constant offset out of range");
+                        e.expected = Some("an offset 0..0xffff".into());
+                        return Err(e);
+                    }
+                    let offset = if base == RZ { offset } else { u32::from(bank) << 16 | offset };
                     if width == Width::B128 {
                         let mut e = at(&ins.mnemonic, "LDC loads at most 64 bits");
                         e.expected = Some("LDC or LDC.64".into());

@@ -70,6 +70,24 @@ pub(super) fn load_args(
     }
 }
 
+/// One value as `args:` reads it (for `constants:` keys that name a
+/// bank): a buffer name, a number, `{TYPE: number}` or a list.
+pub(super) fn load_value(
+    src: &SourceFile<'_>,
+    item: &Spanned<Node>,
+    key: &str,
+    buffers: &[BufferSpec],
+) -> Result<Arg, LoadError> {
+    arg(src, item, key, buffers, 0)
+}
+
+/// The bytes of one value laid out as an untyped (`extern "C"`) parameter:
+/// a buffer its 8-byte device address, an integer 4 bytes (8 when it needs
+/// them), a fraction an `f32`, a list its fields with C alignment.
+pub(super) fn value_bytes(src: &SourceFile<'_>, key: &str, a: &Arg) -> Result<Vec<u8>, LoadError> {
+    lay_out(src, key, a, None, false).map(|(_, _, bytes)| bytes)
+}
+
 fn arg(
     src: &SourceFile<'_>,
     item: &Spanned<Node>,
