@@ -1456,7 +1456,11 @@ const PENDING: &[(&str, &str, &str)] = &[
         "sm_100",
         "CREDUX (a warp reduction feeding an atomic) not supported",
     ),
-    ("atomics64", "sm_75", "BMOV not supported"),
+    (
+        "atomics64",
+        "sm_75",
+        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
+    ),
     (
         "atomics64",
         "sm_80",
@@ -1488,24 +1492,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
     ),
     (
-        "collatz",
-        "sm_75",
-        "BMOV (convergence barrier moves) not supported",
-    ),
-    ("device_call", "sm_75", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_80", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_86", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_89", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_90", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_100", "CALL.REL / RET.REL not supported"),
-    ("device_call", "sm_120", "CALL.REL / RET.REL not supported"),
-    ("f64_math", "sm_75", "BMOV not supported"),
-    (
-        "histogram",
-        "sm_75",
-        "a byte load from a register pair plus a uniform register ([R2.64+UR4]) faults",
-    ),
-    (
         "special_funcs",
         "sm_75",
         "constant bank 2 (the compiler's literal pool) not supported",
@@ -1517,77 +1503,21 @@ const PENDING: &[(&str, &str, &str)] = &[
     ),
     (
         "f64_math",
-        "sm_86",
-        "BRA with a predicate operand (BRA P1, target) not supported",
-    ),
-    (
-        "f64_math",
-        "sm_89",
-        "BRA with a predicate operand (BRA P1, target) not supported",
-    ),
-    (
-        "f64_math",
-        "sm_90",
-        "BRA with a predicate operand (BRA P1, target) not supported",
-    ),
-    (
-        "f64_math",
-        "sm_100",
-        "BRA with a predicate operand (BRA P1, target) not supported",
-    ),
-    (
-        "f64_math",
         "sm_120",
-        "BRA with a predicate operand (BRA P1, target) not supported",
-    ),
-    ("histogram", "sm_75", "BMOV not supported"),
-    (
-        "histogram",
-        "sm_100",
-        "a predicate operand where a register is read (sm_100 form)",
-    ),
-    (
-        "int_divmod",
-        "sm_120",
-        "a predicate operand where a register is read (sm_120 form)",
-    ),
-    ("lane_loop", "sm_75", "BMOV not supported"),
-    (
-        "matmul_naive",
-        "sm_100",
-        "a predicate operand where a register is read (sm_100 form)",
-    ),
-    (
-        "matmul_naive",
-        "sm_120",
-        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
-    ),
-    (
-        "minmax_abs",
-        "sm_100",
-        "a predicate operand where a register is read (sm_100 form)",
-    ),
-    (
-        "reduce_shared",
-        "sm_100",
-        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
-    ),
-    (
-        "reduce_shared",
-        "sm_120",
-        "uniform predicate guards (@UP0, BRA.U !UP0) not supported",
-    ),
-    ("reduce_shfl", "sm_75", "BMOV not supported"),
-    (
-        "shuffle_xor",
-        "sm_100",
-        "a predicate operand where a register is read (sm_100 form)",
+        "MOV.64 with a 64-bit immediate (0xfff8000000000000) not supported",
     ),
     ("special_funcs", "sm_75", "BMOV not supported"),
     ("special_funcs", "sm_80", "CALL.REL / RET.REL not supported"),
-    ("special_funcs", "sm_86", "CALL.REL / RET.REL not supported"),
-    ("special_funcs", "sm_89", "CALL.REL / RET.REL not supported"),
-    ("special_funcs", "sm_90", "CALL.REL / RET.REL not supported"),
+    (
+        "special_funcs",
+        "sm_86",
+        "constant bank 2 (the compiler's literal pool) not supported",
+    ),
+    (
+        "special_funcs",
+        "sm_89",
+        "constant bank 2 (the compiler's literal pool) not supported",
+    ),
     (
         "special_funcs",
         "sm_100",
@@ -1598,14 +1528,16 @@ const PENDING: &[(&str, &str, &str)] = &[
         "sm_120",
         "R2P (predicates from a register) not supported",
     ),
-    ("stencil_1d", "sm_75", "BMOV not supported"),
-    ("switch_case", "sm_75", "BMOV not supported"),
     (
         "switch_case",
         "sm_100",
-        "a predicate operand where a register is read (sm_100 form)",
+        "the BRX jump table is in constant bank 2, which no listing prints",
     ),
-    ("switch_case", "sm_120", "BRX (jump tables) not supported"),
+    (
+        "switch_case",
+        "sm_120",
+        "the BRX jump table is in constant bank 2, which no listing prints",
+    ),
 ];
 
 fn pending(name: &str, arch: &str) -> Option<&'static str> {

@@ -199,6 +199,17 @@ impl<'a> Operands<'a> {
         if (-(1i64 << 31)..=u32::MAX as i64).contains(&value) {
             return Ok(value as u32);
         }
+        if o.text.contains(['x', 'X']) && value == i64::MAX {
+            // A hex literal past 63 bits (`MOV.64 R14, 0xfff8000000000000`).
+            let mut e = at(o, format!("immediate `{}` does not fit 32 bits", o.text));
+            e.expected = Some("an integer from -2147483648 to 4294967295 (0xffffffff)".into());
+            e.hint = Some(
+                "64-bit immediates (as MOV.64 prints them) are not supported yet; load the \
+                 value from a constant"
+                    .into(),
+            );
+            return Err(e);
+        }
         let mut e = at(o, format!("immediate `{}` does not fit 32 bits", o.text));
         e.expected = Some("an integer from -2147483648 to 4294967295 (0xffffffff)".into());
         e.hint = Some("an instruction's immediate field holds 32 bits".into());

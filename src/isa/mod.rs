@@ -380,12 +380,22 @@ macro_rules! opcode_table {
             Imnmx { d: u8, a: Src, b: Src, p: PredSrc, unsigned: bool }
                 spell {
                     "IMNMX" => "IMNMX[.U32] Rd, a, b, Pp (PT: min, !PT: max)",
-                    "VIMNMX" => "VIMNMX[.S32|.U32] Rd, a, b, Pp (PT: min, !PT: max)",
+                    "VIMNMX" => "VIMNMX[.S32|.U32] Rd, [PT, PT,] a, b, Pp (PT: min, !PT: max)",
                 }
                 class Alu
                 decode {
                     let unsigned = m.take(&["U32", "S32"]) == Some("U32");
                     let d = o.dst()?;
+                    // sm_100 prints two predicate outputs after `Rd`
+                    // (`VIMNMX.U32 R9, PT, PT, R4, 0x100, !PT`); nvcc
+                    // discards them (PT), and only that form is read.
+                    while let Some(p) = o.peek().filter(|x| matches!(x.value, RawOperand::Pred(_))) {
+                        if o.pdst()? != PT {
+                            let mut e = o.wrong(p, "PT (a discarded predicate output)");
+                            e.hint = Some("VIMNMX's predicate outputs are not modelled; only PT is accepted".into());
+                            return Err(e);
+                        }
+                    }
                     let a = o.isrc()?;
                     let b = o.isrc()?;
                     let p = o.psrc()?;
