@@ -39,6 +39,8 @@ const ARCHS: [&str; 7] = [
     "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
 ];
 const FORMS: [&str; 2] = ["sass", "nvdisasm"];
+/// The convergence models every listing runs under.
+const MODELS: [&str; 2] = ["its", "stack"];
 
 // ---------------------------------------------------------------------------
 // The table's types
@@ -1327,8 +1329,16 @@ fn scenario(k: &Kernel, arch: &str, listing: &str) -> String {
 /// Runs `warpstep run FILE --format json [--buffers all]`: the report, or
 /// why there is none.
 fn run(path: &Path, buffers: bool) -> Result<Value, String> {
+    run_with(path, buffers, &[])
+}
+
+/// [`run`] with more command-line arguments (`--convergence stack`).
+fn run_with(path: &Path, buffers: bool, extra: &[&str]) -> Result<Value, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpstep"));
-    cmd.arg("run").arg(path).args(["--format", "json"]);
+    cmd.arg("run")
+        .arg(path)
+        .args(["--format", "json"])
+        .args(extra);
     if buffers {
         cmd.args(["--buffers", "all"]);
     }
@@ -1555,7 +1565,12 @@ fn every_listing_computes_what_its_source_means() {
     for ki in 0..kernels.len() {
         for arch in ARCHS {
             for form in FORMS {
-                jobs.push((ki, arch, form));
+                // The listings' own model (`its`, BSSY/BSYNC as on Volta
+                // and newer) and the pre-Volta stack on the same code
+                // must both compute what the source means.
+                for model in MODELS {
+                    jobs.push((ki, arch, form, model));
+                }
             }
         }
     }
@@ -1569,7 +1584,7 @@ fn every_listing_computes_what_its_source_means() {
             s.spawn(|| {
                 loop {
                     let j = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&(ki, arch, form)) = jobs.get(j) else {
+                    let Some(&(ki, arch, form, model)) = jobs.get(j) else {
                         break;
                     };
                     let k = &kernels[ki];
@@ -1578,10 +1593,11 @@ fn every_listing_computes_what_its_source_means() {
                         Err(e) => vec![format!("cannot read {}: {e}", file.display())],
                         Ok(listing) => {
                             let which = k.kernel.unwrap_or("");
-                            let path = dir.join(format!("{}{which}.{arch}.{form}.yaml", k.file));
+                            let path =
+                                dir.join(format!("{}{which}.{arch}.{form}.{model}.yaml", k.file));
                             match std::fs::write(&path, scenario(k, arch, &listing)) {
                                 Err(e) => vec![format!("cannot write {}: {e}", path.display())],
-                                Ok(()) => match run(&path, true) {
+                                Ok(()) => match run_with(&path, true, &["--convergence", model]) {
                                     Err(e) => vec![e],
                                     Ok(report) => compare(k, &report),
                                 },
@@ -1601,16 +1617,18 @@ fn every_listing_computes_what_its_source_means() {
     let mut failed = 0;
     let mut still_pending = std::collections::BTreeSet::new();
     let mut fixed = Vec::new();
+    let mut pending_runs = 0;
     for (j, problems) in &results {
-        let (ki, arch, form) = jobs[*j];
+        let (ki, arch, form, model) = jobs[*j];
         let k = &kernels[ki];
         let name = match k.kernel {
             Some(n) => format!("{}:{n}", k.file),
             None => k.file.to_string(),
         };
         if pending(k.file, arch).is_some() {
+            pending_runs += 1;
             if problems.is_empty() {
-                fixed.push(format!("{name} {arch} {form}"));
+                fixed.push(format!("{name} {arch} {form} {model}"));
             } else {
                 still_pending.insert((k.file, arch));
             }
@@ -1620,12 +1638,12 @@ fn every_listing_computes_what_its_source_means() {
             failed += 1;
         }
         for p in problems {
-            let _ = writeln!(table, "{name:<24} {arch:<7} {form:<9} {p}");
+            let _ = writeln!(table, "{name:<24} {arch:<7} {form:<9} {model:<6} {p}");
         }
     }
     println!(
-        "corpus: {} of {} kernel/arch/form runs match their references; not yet supported:",
-        jobs.len() - failed - 2 * still_pending.len(),
+        "corpus: {} of {} kernel/arch/form/model runs match their references; not yet supported:",
+        jobs.len() - failed - pending_runs,
         jobs.len()
     );
     for (file, arch) in &still_pending {
@@ -1644,12 +1662,13 @@ fn every_listing_computes_what_its_source_means() {
     }
     assert!(
         failed == 0,
-        "{failed} of {} kernel/arch/form runs failed (the scenarios are in {}):\n{:<24} {:<7} {:<9} problem\n{table}",
+        "{failed} of {} kernel/arch/form/model runs failed (the scenarios are in {}):\n{:<24} {:<7} {:<9} {:<6} problem\n{table}",
         jobs.len(),
         dir.display(),
         "kernel",
         "arch",
-        "form"
+        "form",
+        "model"
     );
 }
 

@@ -285,7 +285,7 @@ fn a_listing_without_hex_words_runs_derived_codes_and_check_says_so() {
 
 #[test]
 fn check_lists_every_unsupported_opcode_of_a_listing() {
-    let text = kernel_file("device_call.sm_90.sass");
+    let text = kernel_file("special_funcs.sm_100.sass");
     let head = "name: call\nlaunch:\n  threads: 32\n";
     let (code, out, err) = check("call", head, &text, &[]);
     assert_eq!(code, 2, "{out}{err}");
@@ -317,7 +317,7 @@ fn check_lists_every_unsupported_opcode_of_a_listing() {
         .collect();
     assert!(
         !expected.is_empty(),
-        "the listing has opcodes the simulator lacks (CALL, RET)"
+        "the listing has opcodes the simulator lacks (R2P)"
     );
     for e in &expected {
         let (msg, at) = e.split_once('\n').expect("two lines");

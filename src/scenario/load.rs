@@ -75,7 +75,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         None => String::new(),
     };
 
-    let machine = machine::load_machine(&src, raw.machine.as_ref())?;
+    let mut machine = machine::load_machine(&src, raw.machine.as_ref())?;
     let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
     let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
     // Before any per-thread input or buffer image is built.
@@ -183,6 +183,16 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
             },
         )?;
     budget::check_instructions(psrc, program.instrs.len(), anchor)?;
+    // Volta and newer code reconverges through BSSY/BSYNC: a listing for
+    // sm_70+ runs under `its` unless `machine.convergence` says otherwise
+    // (`stack` then shows what the pre-Volta machine would do with it).
+    let convergence_written = raw
+        .machine
+        .as_ref()
+        .is_some_and(|m| m.value.convergence.is_some());
+    if !convergence_written && listing.as_ref().is_some_and(|l| l.arch.sm >= 70) {
+        machine.convergence = super::Convergence::Its;
+    }
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.
