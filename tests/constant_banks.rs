@@ -3,27 +3,15 @@
 //! variables read, through the real binary. Every expected value is worked
 //! out by hand in the comment above it.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
+mod support;
+
 fn run(text: &str) -> (i32, String, String) {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("constant_banks");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = dir.join(format!("s{}-{n}.yaml", std::process::id()));
-    std::fs::write(&file, text).expect("write scenario");
-    let o = Command::new(env!("CARGO_BIN_EXE_warpstep"))
-        .args(["run"])
-        .arg(&file)
-        .args(["--format", "json", "--buffers", "all"])
-        .output()
-        .expect("the warpstep binary runs");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+    support::run_text(
+        "constant_banks",
+        text,
+        &["--format", "json", "--buffers", "all"],
     )
 }
 

@@ -1,8 +1,6 @@
 //! `warpstep run --buffers`: the final contents of buffers in the report,
 //! typed, and `expect:` on buffer elements, through the real binary.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 mod support;
@@ -28,24 +26,7 @@ expect:
 ";
 
 fn run(text: &str, args: &[&str]) -> (i32, String, String) {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_buffers");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    // One file per call: the tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = dir.join(format!("s{}-{n}.yaml", std::process::id()));
-    std::fs::write(&file, text).expect("write scenario");
-    let o = Command::new(support::BIN)
-        .arg("run")
-        .arg(&file)
-        .args(args)
-        .output()
-        .expect("the warpstep binary runs");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    support::run_text("run_buffers", text, args)
 }
 
 #[test]

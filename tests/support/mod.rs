@@ -270,3 +270,26 @@ impl Drop for Session {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// Runs `warpstep run FILE ARGS...` on scenario text written to a file of
+/// its own under the test crate's scratch folder `tag` (tests run in
+/// parallel): the exit status, stdout and stderr.
+pub fn run_text(tag: &str, text: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(tag);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("s{}-{n}.yaml", std::process::id()));
+    std::fs::write(&file, text).expect("write scenario");
+    let o = Command::new(BIN)
+        .arg("run")
+        .arg(&file)
+        .args(args)
+        .output()
+        .expect("the warpstep binary runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
