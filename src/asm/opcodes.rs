@@ -619,6 +619,23 @@ fn atom_op(m: &mut Mods, ins: &RawInstr) -> Result<AtomOp, AsmError> {
     )
 }
 
+/// The modifiers SHF and USHF share: `.L`/`.R` (left?), `.W`, the kind
+/// (`.U32` unless `.S32` or `.U64`) and `.HI`.
+fn shf_modifiers(
+    m: &mut Mods,
+    ins: &RawInstr,
+) -> Result<(bool, bool, crate::isa::semantics::ShfKind, bool), AsmError> {
+    use crate::isa::semantics::ShfKind;
+    let left = need(m, ins, &["L", "R"], "a direction")? == "L";
+    let wrap = m.has("W");
+    let kind = match m.take(&["U32", "S32", "U64"]) {
+        Some("S32") => ShfKind::S32,
+        Some("U64") => ShfKind::U64,
+        _ => ShfKind::U32,
+    };
+    Ok((left, wrap, kind, m.has("HI")))
+}
+
 fn need(
     m: &mut Mods,
     ins: &RawInstr,

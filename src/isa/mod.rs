@@ -652,14 +652,7 @@ macro_rules! opcode_table {
                 spell { "SHF" => "SHF.{L|R}[.W].{U32|S32|U64}[.HI] Rd, lo, shift, hi" }
                 class Alu
                 decode {
-                    let left = need(m, ins, &["L", "R"], "a direction")? == "L";
-                    let wrap = m.has("W");
-                    let kind = match m.take(&["U32", "S32", "U64"]) {
-                        Some("S32") => crate::isa::semantics::ShfKind::S32,
-                        Some("U64") => crate::isa::semantics::ShfKind::U64,
-                        _ => crate::isa::semantics::ShfKind::U32,
-                    };
-                    let high = m.has("HI");
+                    let (left, wrap, kind, high) = shf_modifiers(m, ins)?;
                     let d = o.dst()?;
                     let lo = o.isrc()?;
                     let s = o.isrc()?;
@@ -1198,14 +1191,7 @@ macro_rules! opcode_table {
                 spell { "USHF" => "USHF.{L|R}[.W].{U32|S32|U64}[.HI] URd, lo, shift, hi" }
                 class Alu
                 decode {
-                    let left = need(m, ins, &["L", "R"], "a direction")? == "L";
-                    let wrap = m.has("W");
-                    let kind = match m.take(&["U32", "S32", "U64"]) {
-                        Some("S32") => crate::isa::semantics::ShfKind::S32,
-                        Some("U64") => crate::isa::semantics::ShfKind::U64,
-                        _ => crate::isa::semantics::ShfKind::U32,
-                    };
-                    let high = m.has("HI");
+                    let (left, wrap, kind, high) = shf_modifiers(m, ins)?;
                     let d = o.udst()?;
                     let lo = o.usrc()?;
                     let sh = o.usrc()?;
