@@ -453,7 +453,7 @@ fn every_required_pane_is_on_the_80x24_screen() {
         assert!(text.contains(title), "{title} missing:\n{text}");
     }
     let text = buffer_text(&render_to_buffer(&after("12n"), 200, 60));
-    for title in ["Lane 0 of w0", "About"] {
+    for title in ["Lanes · R2 of w0", "About"] {
         assert!(text.contains(title), "{title} missing:\n{text}");
     }
 }

@@ -71,6 +71,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             output,
             keys,
             size,
+            svg,
             ascii,
             model,
         }) => Ok(crate::record::record_command(
@@ -78,6 +79,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             &output,
             keys.as_deref(),
             &size,
+            svg.as_deref(),
             ascii,
             &model,
         )?),

@@ -174,6 +174,9 @@ pub enum Command {
         /// uses the terminal's).
         #[arg(long, default_value = "100x30")]
         size: String,
+        /// Also write the last frame as an SVG image to FILE (with --keys).
+        #[arg(long, value_name = "FILE", requires = "keys")]
+        svg: Option<String>,
         /// Draw with ASCII only.
         #[arg(long)]
         ascii: bool,

@@ -647,6 +647,69 @@ pub struct Access {
     atom: Option<(AtomOp, u8, u8)>,
 }
 
+/// Which memory a load or store reaches, for [`lane_addresses`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessSpace {
+    Global,
+    Shared,
+    Local,
+}
+
+/// The addresses a memory instruction reaches, per lane, as
+/// [`memory_op`] forms them (not counting faults of the access itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneAddresses {
+    pub space: AccessSpace,
+    /// Bytes per lane.
+    pub size: u32,
+    pub store: bool,
+    pub atomic: bool,
+    /// `(lane, address)` for the lanes of `on`, in lane order (shared:
+    /// the offset in the block's window).
+    pub lanes: Vec<(u32, u32)>,
+    /// Lanes whose 64-bit address is outside the device window.
+    pub outside: u64,
+}
+
+/// The addresses `op` would reach for lanes `on` of `w`, read from the
+/// registers as they are now; `None` when `op` is no load or store. It
+/// changes nothing: frontends use it to show an access.
+pub fn lane_addresses(
+    w: &Warp,
+    op: &Op,
+    on: u64,
+    wide_addresses: bool,
+    shared_base: u32,
+) -> Option<LaneAddresses> {
+    let acc = access(op)?;
+    let n = w.width.min(64) as usize;
+    let mut a: Lanes = [0; 64];
+    addresses::<0>(w, acc.addr, &mut a);
+    let mut on = on & lane_mask(n as u32);
+    let mut outside = 0;
+    if wide_addresses && matches!(acc.space, Space::Global) {
+        outside = device_addresses::<0>(w, acc.addr, on, &mut a);
+        on &= !outside;
+    }
+    if matches!(acc.space, Space::Shared) && shared_base != 0 {
+        for x in a[..n].iter_mut() {
+            *x = x.wrapping_sub(shared_base);
+        }
+    }
+    Some(LaneAddresses {
+        space: match acc.space {
+            Space::Global => AccessSpace::Global,
+            Space::Shared => AccessSpace::Shared,
+            Space::Local => AccessSpace::Local,
+        },
+        size: acc.width.bytes(),
+        store: acc.store,
+        atomic: acc.atom.is_some(),
+        lanes: lanes(on).map(|l| (l as u32, a[l])).collect(),
+        outside,
+    })
+}
+
 /// Loads and stores for both spaces: per-lane access, faults, and the
 /// access pattern for coalescing or bank analysis.
 #[inline(never)]

@@ -8,7 +8,10 @@
 //! cycle about to be simulated.
 
 use super::convergence::{self, Convergence};
+use super::exec;
+pub use super::exec::AccessSpace;
 use super::machine::Machine;
+use super::memory;
 use super::readiness::{Readiness, readiness};
 use super::scoreboard::Producer;
 use super::stats::{Counters, Reason};
@@ -190,6 +193,94 @@ pub struct LaneView {
     pub preds: u8,
 }
 
+/// A register or predicate of every lane, for the lanes view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RegSel {
+    /// `R0`..
+    Reg(u8),
+    /// `P0`..`P6` (each lane's value is 0 or 1).
+    Pred(u8),
+}
+
+impl RegSel {
+    pub fn name(self) -> String {
+        match self {
+            RegSel::Reg(r) => format!("R{r}"),
+            RegSel::Pred(p) => format!("P{p}"),
+        }
+    }
+}
+
+/// One warp-wide load, store or atomic: each lane's address and how the
+/// addresses group, computed by the engine's own rules (`coalesce`,
+/// `bank_passes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccessView {
+    pub warp: u32,
+    pub pc: u32,
+    pub space: AccessSpace,
+    /// Bytes per lane.
+    pub size: u32,
+    pub store: bool,
+    pub atomic: bool,
+    /// `(lane, address)` of the lanes that access, in lane order.
+    pub lanes: Vec<(u32, u32)>,
+    /// Lanes whose 64-bit address is outside the device window (they fault).
+    pub outside: u64,
+    /// Global: distinct 32-byte sectors.
+    pub sectors: u32,
+    /// Global: distinct 128-byte lines (transactions).
+    pub lines: u32,
+    /// Global: distinct bytes requested.
+    pub requested_bytes: u32,
+    /// Shared: the passes the worst bank takes (1: conflict free).
+    pub passes: u32,
+    /// Shared: banks of 4 bytes.
+    pub banks: u32,
+}
+
+impl AccessView {
+    /// Sectors a perfectly coalesced access of the same bytes takes.
+    pub fn ideal_sectors(&self) -> u32 {
+        self.requested_bytes.div_ceil(32)
+    }
+
+    /// Lines (transactions) a perfectly coalesced access takes.
+    pub fn ideal_lines(&self) -> u32 {
+        self.requested_bytes.div_ceil(128)
+    }
+}
+
+/// Where an address lies against the scenario's buffers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferPlace {
+    pub name: String,
+    pub base: u32,
+    pub bytes: u32,
+    /// `address - base` (negative: before the buffer).
+    pub offset: i64,
+}
+
+impl BufferPlace {
+    pub fn inside(&self) -> bool {
+        self.offset >= 0 && self.offset < i64::from(self.bytes)
+    }
+
+    /// `data+0x10`, `data-0x4 (before it)` or `data+0x40 (past its 0x40 bytes)`.
+    pub fn describe(&self) -> String {
+        if self.offset < 0 {
+            format!("{}-{:#x} (before it)", self.name, -self.offset)
+        } else if self.inside() {
+            format!("{}+{:#x}", self.name, self.offset)
+        } else {
+            format!(
+                "{}+{:#x} (past its {:#x} bytes)",
+                self.name, self.offset, self.bytes
+            )
+        }
+    }
+}
+
 impl Machine {
     /// A resident warp by global index, with its SM.
     pub(crate) fn resident_warp(&self, warp: u32) -> Option<(u32, &Warp)> {
@@ -244,6 +335,82 @@ impl Machine {
             regs,
             preds,
         })
+    }
+
+    /// Register or predicate `sel` of every lane of resident warp `warp`.
+    pub fn lane_values(&self, warp: u32, sel: RegSel) -> Option<Vec<u32>> {
+        let (_, w) = self.resident_warp(warp)?;
+        Some(match sel {
+            RegSel::Reg(r) => (0..w.width).map(|l| w.reg(r, l)).collect(),
+            RegSel::Pred(p) => {
+                let bits = w.preds.get(usize::from(p)).copied().unwrap_or(0);
+                (0..w.width).map(|l| ((bits >> l) & 1) as u32).collect()
+            }
+        })
+    }
+
+    /// The access instruction `pc` makes for lanes `on` of resident warp
+    /// `warp`, with the addresses read from the registers as they are now
+    /// (so: before it issues). `None` when it is no load or store.
+    pub fn access_view(&self, warp: u32, pc: u32, on: u64) -> Option<AccessView> {
+        let (_, w) = self.resident_warp(warp)?;
+        let d = self.sh.code.get(pc as usize)?;
+        let cfg = &self.sh.cfg;
+        let la = exec::lane_addresses(w, &d.instr.op, on, cfg.wide_addresses, cfg.shared_base)?;
+        let mut pairs: Vec<(u32, u32)> = la.lanes.iter().map(|&(_, a)| (a, la.size)).collect();
+        let (mut sectors, mut lines, mut requested, mut passes) = (0, 0, 0, 0);
+        match la.space {
+            AccessSpace::Global if !pairs.is_empty() => {
+                let c = memory::coalesce(&mut pairs);
+                (sectors, lines, requested) = (c.sectors, c.lines, c.requested_bytes);
+            }
+            AccessSpace::Shared => {
+                let mut scratch = Vec::new();
+                passes = memory::bank_passes(&pairs, cfg.shared_banks, &mut scratch);
+            }
+            _ => {}
+        }
+        Some(AccessView {
+            warp,
+            pc,
+            space: la.space,
+            size: la.size,
+            store: la.store,
+            atomic: la.atomic,
+            lanes: la.lanes,
+            outside: la.outside,
+            sectors,
+            lines,
+            requested_bytes: requested,
+            passes,
+            banks: cfg.shared_banks,
+        })
+    }
+
+    /// The buffer holding `addr`, else the nearest one (by distance to its
+    /// first or last byte); `None` without buffers.
+    pub fn nearest_buffer(&self, addr: u32) -> Option<BufferPlace> {
+        self.sh
+            .kernel
+            .buffers()
+            .iter()
+            .map(|b| {
+                let offset = i64::from(addr) - i64::from(b.base);
+                let bytes = b.bytes();
+                let dist = if offset < 0 {
+                    -offset
+                } else {
+                    (offset - i64::from(bytes) + 1).max(0)
+                };
+                (dist, b.base, b, offset)
+            })
+            .min_by_key(|&(dist, base, _, _)| (dist, base))
+            .map(|(_, _, b, offset)| BufferPlace {
+                name: b.name.clone(),
+                base: b.base,
+                bytes: b.bytes(),
+                offset,
+            })
     }
 
     fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {

@@ -121,6 +121,7 @@ pub fn record_command(
     output: &str,
     keys: Option<&str>,
     size: &str,
+    svg: Option<&str>,
     ascii: bool,
     model: &crate::cli::ModelArgs,
 ) -> Result<i32, RecordError> {
@@ -157,6 +158,14 @@ pub fn record_command(
             path: output.to_string(),
             source,
         })?;
+    if let Some(p) = svg {
+        tui::export::write_svg(&done.app, width, height, std::path::Path::new(p)).map_err(
+            |source| RecordError::Write {
+                path: p.to_string(),
+                source,
+            },
+        )?;
+    }
     if done.keys < keys.len() {
         eprintln!(
             "warning: --keys: the session quit after key {} of {}; the rest were not played",

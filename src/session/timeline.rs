@@ -200,6 +200,19 @@ impl Timeline {
         self.seek(self.cycle().saturating_sub(n));
     }
 
+    /// The machine at cycle `c` (at most the current one), stepped from
+    /// the nearest checkpoint at or before it; the timeline stays where
+    /// it is. `None` past the current cycle.
+    pub fn machine_at(&self, c: u64) -> Option<Machine> {
+        if c >= self.cycle() {
+            return (c == self.cycle()).then(|| self.current.clone());
+        }
+        let ckpt = self.latest_checkpoint(c)?;
+        let mut m = Machine::clone(&ckpt);
+        while m.cycle() < c && m.step() {}
+        (m.cycle() == c).then_some(m)
+    }
+
     /// Reaches `target` from the latest checkpoint that allows stepping its
     /// last [`HISTORY`] cycles one by one.
     fn rebuild(&mut self, target: u64) {

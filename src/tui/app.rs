@@ -32,10 +32,17 @@
 //!  status line
 //! ```
 //!
+//! `l`, `m` and `u` put the lanes view, the memory pane or a buffer in the
+//! compact layout's bottom row; in the full layout the lanes view is the
+//! third bottom pane and the memory pane or buffer takes the about pane's
+//! place (the ready queue's below 160 columns).
+//!
 //! Below 80x24 a message asks for a larger terminal. The help (`?`) and
 //! about (`i`) windows are drawn over the panes.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,12 +51,15 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Clear;
 
+#[path = "app_data.rs"]
+mod data;
+
 use super::keys;
 use super::panes::{self, addr};
 use super::theme::Theme;
 use crate::engine::ConfigError;
 use crate::engine::stats::{Counters, PcCounters};
-use crate::engine::view::{LaneView, QueueEntry, WarpView};
+use crate::engine::view::{AccessView, LaneView, QueueEntry, RegSel, WarpView};
 use crate::engine::{IssueRecord, Machine, WarpRecord};
 use crate::scenario::Scenario;
 use crate::scenario::source::{LineCounters, SourcePos};
@@ -120,6 +130,10 @@ pub enum Pane {
     Counters,
     Queue,
     Lanes,
+    /// The memory pane (`m`); not in the `Tab` order.
+    Memory,
+    /// The buffer view (`u`); not in the `Tab` order.
+    Buffer,
 }
 
 impl Pane {
@@ -168,6 +182,81 @@ pub struct Message {
     pub text: String,
 }
 
+// ---- data panes: the lanes view, memory, buffers ----------------------------
+
+/// How the lanes view writes a 32-bit value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFormat {
+    I32,
+    U32,
+    Hex,
+    F32,
+}
+
+impl ValueFormat {
+    const ORDER: [ValueFormat; 4] = [
+        ValueFormat::I32,
+        ValueFormat::U32,
+        ValueFormat::Hex,
+        ValueFormat::F32,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueFormat::I32 => "i32",
+            ValueFormat::U32 => "u32",
+            ValueFormat::Hex => "hex",
+            ValueFormat::F32 => "f32",
+        }
+    }
+
+    fn next(self) -> ValueFormat {
+        let i = ValueFormat::ORDER
+            .iter()
+            .position(|&f| f == self)
+            .unwrap_or(0);
+        ValueFormat::ORDER[(i + 1) % ValueFormat::ORDER.len()]
+    }
+}
+
+/// What the compact layout's bottom row shows (the full layout: its
+/// right-hand pane).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataView {
+    /// Compact: scoreboards, counters, ready queue. Full: about.
+    Panes,
+    /// Compact: the lanes view across the row.
+    Lanes,
+    Memory,
+    Buffer,
+}
+
+/// Where the access the memory pane shows comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessOrigin {
+    /// Issued in the last simulated cycle (addresses as it read them).
+    Issued(u64),
+    /// The focused warp's next instruction, from its registers now.
+    Next,
+    /// The listing cursor's instruction, from the focused warp's registers now.
+    Cursor,
+}
+
+/// What the data panes show, read from the machine (and the machine one
+/// cycle back) after every change.
+#[derive(Debug, Clone, Default)]
+pub struct DataState {
+    /// The lanes view's register of the focused warp, now and a cycle back.
+    pub values: Option<Vec<u32>>,
+    pub before: Option<Vec<u32>>,
+    /// The same register of every resident warp: `(warp, values)`.
+    pub table: Vec<(u32, Vec<u32>)>,
+    /// The access the memory pane shows.
+    pub access: Option<(AccessView, AccessOrigin)>,
+    /// Global `(address, bytes)` accessed by what issued in the last cycle.
+    pub touched: Vec<(u32, u32)>,
+}
+
 /// The stepper: a stepping session plus what the user selected.
 #[derive(Debug, Clone)]
 pub struct App {
@@ -198,6 +287,18 @@ pub struct App {
     speed: usize,
     message: Option<Message>,
     quit: bool,
+    // ---- data panes
+    data_view: DataView,
+    /// The lanes view shows one lane's registers instead of one register.
+    lane_detail: bool,
+    lanes_reg: Option<RegSel>,
+    lanes_format: Option<ValueFormat>,
+    buffer: usize,
+    buffer_scroll: Option<usize>,
+    data: DataState,
+    /// The size last drawn in: what an export writes.
+    drawn: Cell<Rect>,
+    export_dir: PathBuf,
 }
 
 impl App {
@@ -227,6 +328,15 @@ impl App {
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
+            data_view: DataView::Panes,
+            lane_detail: false,
+            lanes_reg: None,
+            lanes_format: None,
+            buffer: 0,
+            buffer_scroll: None,
+            data: DataState::default(),
+            drawn: Cell::new(Rect::new(0, 0, 100, 30)),
+            export_dir: PathBuf::from("."),
         };
         app.refresh();
         Ok(app)
@@ -479,6 +589,19 @@ impl App {
             KeyCode::Down | KeyCode::Char('j') => self.move_in_pane(n as i64),
             KeyCode::PageUp if self.focus == Pane::Source => self.move_source(-10 * n as i64),
             KeyCode::PageDown if self.focus == Pane::Source => self.move_source(10 * n as i64),
+            // ---- data panes' keys
+            KeyCode::PageUp if self.focus == Pane::Grid => self.next_warp(-10 * n as i64),
+            KeyCode::PageDown if self.focus == Pane::Grid => self.next_warp(10 * n as i64),
+            KeyCode::PageUp if self.focus == Pane::Buffer => self.scroll_buffer(-10 * n as i64),
+            KeyCode::PageDown if self.focus == Pane::Buffer => self.scroll_buffer(10 * n as i64),
+            KeyCode::Char('l') => self.lanes_key(),
+            KeyCode::Char('v') => self.cycle_format(),
+            KeyCode::Char('[') => self.step_register(-(n as i64)),
+            KeyCode::Char(']') => self.step_register(n as i64),
+            KeyCode::Char('m') => self.memory_key(),
+            KeyCode::Char('u') => self.buffer_key(),
+            KeyCode::Char('x') => self.export(),
+            // ----
             KeyCode::PageUp => self.move_cursor(-10 * n as i64),
             KeyCode::PageDown => self.move_cursor(10 * n as i64),
             KeyCode::Char('f') => {
@@ -566,6 +689,7 @@ impl App {
     /// Draws the screen into part of the frame (a replay keeps the last
     /// row for its own bar).
     pub fn draw_in(&self, frame: &mut Frame, area: Rect) {
+        self.drawn.set(area);
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             panes::too_small::render(frame, area, self);
         } else {
@@ -618,11 +742,18 @@ impl App {
         } else {
             panes::mask_grid::render(frame, grid, self);
         }
-        // The lane inspector takes the listing's place while it has focus.
-        if self.focus == Pane::Lanes {
+        // The lane inspector takes the listing's place while it has focus
+        // (unless the lanes view has the bottom row).
+        if self.focus == Pane::Lanes && self.data_view != DataView::Lanes {
             panes::lanes::render(frame, right, self);
         } else {
             panes::program::render(frame, right, self);
+        }
+        match self.data_view {
+            DataView::Lanes => return panes::lanes::render(frame, bottom, self),
+            DataView::Memory => return panes::memory::render(frame, bottom, self),
+            DataView::Buffer => return panes::buffer::render(frame, bottom, self),
+            DataView::Panes => {}
         }
         let [sb, counters, queue] = Layout::horizontal([
             Constraint::Ratio(1, 3),
@@ -661,18 +792,30 @@ impl App {
         panes::mask_grid::render(frame, grid, self);
         panes::scoreboards::render(frame, sb, self);
         panes::program::render(frame, program, self);
+        // The memory pane or a buffer takes the about pane's place (below
+        // the about pane's width, the ready queue's).
+        let data = |frame: &mut Frame, r: Rect| match self.data_view {
+            DataView::Memory => panes::memory::render(frame, r, self),
+            DataView::Buffer => panes::buffer::render(frame, r, self),
+            DataView::Panes | DataView::Lanes => {}
+        };
+        let data_shown = matches!(self.data_view, DataView::Memory | DataView::Buffer);
         if area.width >= ABOUT_WIDTH {
             let [counters, queue, lanes, about] = Layout::horizontal([
-                Constraint::Fill(5),
                 Constraint::Fill(4),
-                Constraint::Fill(4),
+                Constraint::Fill(3),
+                Constraint::Fill(6),
                 Constraint::Fill(5),
             ])
             .areas(bottom);
             panes::counters::render(frame, counters, self);
             panes::ready_queue::render(frame, queue, self);
             panes::lanes::render(frame, lanes, self);
-            panes::about::render(frame, about, self);
+            if data_shown {
+                data(frame, about);
+            } else {
+                panes::about::render(frame, about, self);
+            }
         } else {
             let [counters, queue, lanes] = Layout::horizontal([
                 Constraint::Ratio(1, 3),
@@ -681,7 +824,11 @@ impl App {
             ])
             .areas(bottom);
             panes::counters::render(frame, counters, self);
-            panes::ready_queue::render(frame, queue, self);
+            if data_shown {
+                data(frame, queue);
+            } else {
+                panes::ready_queue::render(frame, queue, self);
+            }
             panes::lanes::render(frame, lanes, self);
         }
     }
@@ -860,6 +1007,7 @@ impl App {
             Pane::Source => self.move_source(d),
             Pane::Program => self.move_cursor(d),
             Pane::Lanes => self.next_lane(d),
+            Pane::Buffer => self.scroll_buffer(d),
             _ => self.next_warp(d),
         }
     }
@@ -927,6 +1075,8 @@ impl App {
             }
             self.source_follows_listing();
         }
+        // After the cursor: the lanes view's register may be the cursor's.
+        self.refresh_data();
     }
 }
 

@@ -21,6 +21,7 @@
 //! key list alone decides every screen.
 
 pub mod app;
+pub mod export;
 pub mod keys;
 pub mod panes;
 pub mod theme;

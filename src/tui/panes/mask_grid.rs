@@ -135,6 +135,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
                 "no warp yet: {n} block{} to launch (n steps)",
                 if n == 1 { "" } else { "s" }
             )
+        } else if !m.faults().is_empty() {
+            format!(
+                "no warp resident: every warp has retired, {} lane{} faulted:",
+                m.faults_total(),
+                if m.faults_total() == 1 { "" } else { "s" }
+            )
         } else {
             "no warp resident: every warp has retired".to_string()
         };
@@ -143,10 +149,33 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             t.style(Role::Dim),
         )));
     }
+    // Faults: every one there is room for when no warp is left, else the
+    // first in the rows the warps leave free.
+    let faults = app.machine().faults();
+    let free = inner_h.saturating_sub(lines.len() + shown.len() * rpw + conv_budget + 1);
+    let fault_rows = if views.is_empty() { free } else { free.min(1) };
+    let mut fault_lines: Vec<Line> = faults
+        .iter()
+        .take(fault_rows)
+        .map(|f| {
+            Line::from(Span::styled(
+                fit(
+                    &format!("fault {}", super::lanes::fault_text(app, f)),
+                    inner_w,
+                    g.ellipsis,
+                ),
+                t.style(Role::Error),
+            ))
+        })
+        .collect();
+    if views.is_empty() {
+        lines.append(&mut fault_lines);
+    }
     for v in shown {
         lines.extend(warp_rows_of(app, v, geo, inner_w));
     }
     lines.extend(conv.into_iter().take(conv_budget));
+    lines.append(&mut fault_lines);
     while lines.len() + 1 < inner_h {
         lines.push(Line::default());
     }
@@ -417,6 +446,20 @@ fn convergence_rows(app: &App, geo: Geometry, lanes: usize, inner: usize) -> Vec
 }
 
 /// Which glyph means what, as much as fits.
+/// The grid's glyphs and abbreviations, for the help.
+pub const LEGEND: &[(&str, &str)] = &[
+    ("█", "lane active, guard true: does work"),
+    ("▒", "lane active, guard false"),
+    ("·", "lane parked by divergence"),
+    ("×", "lane exited"),
+    ("░", "lane never launched (partial warp)"),
+    (
+        "fault",
+        "a lane faulted: warp, lane, kind, address, pc, nearest buffer",
+    ),
+    ("PgUp PgDn", "ten warps up / down"),
+];
+
 fn legend(app: &App, w: usize) -> Line<'static> {
     let t = app.theme();
     let g = t.glyphs;

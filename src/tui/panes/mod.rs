@@ -3,10 +3,12 @@
 //! a width, pc spellings) so every pane writes numbers the same way.
 
 pub mod about;
+pub mod buffer;
 pub mod counters;
 pub mod help;
 pub mod lanes;
 pub mod mask_grid;
+pub mod memory;
 pub mod program;
 pub mod ready_queue;
 pub mod scoreboards;
