@@ -34,6 +34,25 @@ fn write_raw(text: &str) {
     }
 }
 
+/// Writes a report (or a list of them) to standard output as pretty JSON
+/// and a newline, serialised straight into a buffered writer; a broken
+/// pipe ends the command as [`write_raw`] does.
+fn write_json<T: serde::Serialize + ?Sized>(v: &T) {
+    use std::io::Write;
+    let mut o = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut o, v)
+        .map_err(std::io::Error::from)
+        .and_then(|()| o.write_all(b"\n"))
+        .and_then(|()| o.flush());
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
 macro_rules! out {
     ($($t:tt)*) => { write_out(&format!($($t)*)) };
 }
@@ -345,7 +364,8 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
         }
     };
     if format == Format::Json {
-        // The JSON report is built whole before it is written.
+        // What the JSON report adds to the run (see `budget`: it is
+        // serialised as it is written, so nothing per warp).
         for (_, sc) in &vars {
             let f = sc.footprint();
             let need = f.engine.saturating_add(f.json_report);
@@ -381,28 +401,18 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
         .max()
         .unwrap_or(0);
     match (format, reports.len()) {
-        (Format::Json, 1) => write_raw(&format!("{}\n", pretty(&reports[0].1.to_value()))),
+        (Format::Json, 1) => write_json(&reports[0].1),
         (Format::Json, _) => {
-            let list: Vec<serde_json::Value> = reports
-                .iter()
-                .map(|(label, r)| {
-                    let mut v = r.to_value();
-                    if let Some(obj) = v.as_object_mut() {
-                        obj.insert("variant".into(), serde_json::Value::from(label.clone()));
-                    }
-                    v
-                })
-                .collect();
-            write_raw(&format!("{}\n", pretty(&serde_json::Value::Array(list))));
+            for (label, r) in &mut reports {
+                r.variant = Some(label.clone());
+            }
+            let list: Vec<&Report> = reports.iter().map(|(_, r)| r).collect();
+            write_json(&list);
         }
         (Format::Text, 1) => out!("{}", text::render(&reports[0].1)),
         (Format::Text, _) => out!("{}", compare::render(&reports)),
     }
     code
-}
-
-fn pretty(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
 fn check(args: &[String], controls: bool) -> i32 {

@@ -802,6 +802,9 @@ pub fn memory_op<const N: usize>(
         }
         return MemEffect::Global(c);
     }
+    if size == 4 && matches!(space, Space::Shared) {
+        return shared_words::<N>(w, env, &a, reg, store, on, on_n);
+    }
     let mut ok: u64 = 0;
     for l in (0..n).filter(|&l| on >> l & 1 != 0) {
         let mut buf = [0u8; 16];
@@ -859,6 +862,49 @@ pub fn memory_op<const N: usize>(
                 &mut env.scratch.bank_words,
             ),
         },
+    }
+}
+
+/// A shared load or store of one 4-byte word a lane (the common shared
+/// access): each lane's word moves as a `u32`, with no byte buffer.
+#[inline(never)]
+fn shared_words<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    a: &Lanes,
+    reg: u8,
+    store: bool,
+    on: u64,
+    on_n: u64,
+) -> MemEffect {
+    let mut vals: Lanes = [0; 64];
+    let mut ok: u64 = 0;
+    for l in lanes(on_n) {
+        let result = match env.shared.as_deref_mut() {
+            None => Err(FaultKind::SharedOutOfBounds),
+            Some(m) if store => m.write_u32(a[l], w.reg(reg, l as u32)),
+            Some(m) => m.read_u32(a[l]).map(|v| vals[l] = v),
+        };
+        match result {
+            Ok(()) => {
+                ok |= 1 << l;
+                env.scratch.accesses.push((a[l], 4));
+            }
+            Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
+        }
+    }
+    if !store {
+        write::<N>(w, reg, &vals, ok);
+    }
+    if on == 0 {
+        return MemEffect::None;
+    }
+    MemEffect::Shared {
+        passes: memory::bank_passes(
+            &env.scratch.accesses,
+            env.banks,
+            &mut env.scratch.bank_words,
+        ),
     }
 }
 

@@ -57,6 +57,9 @@ impl State {
             check_hazards: *check_hazards,
         };
         let sm = &mut sms[s];
+        if t >= sm.mufu_release {
+            Self::release_held(sm, cx.pcs, t);
+        }
         for k in 0..sm.schedulers {
             let cand = sm.eligible & sm.sched_mask[k];
             let Some(slot) = sm.select(k, policy, cand) else {
@@ -222,7 +225,17 @@ impl State {
     }
 
     /// After a MUFU issue, warps of the same scheduler waiting to issue a
-    /// MUFU are throttled from the next cycle.
+    /// MUFU are throttled from the next cycle until the pipe frees.
+    ///
+    /// The first `stack` warp is evaluated, and so gets a wake-up on the
+    /// wheel for the cycle the pipe frees. The other `stack` warps need no
+    /// evaluation: eligible now with a MUFU next, their readiness at
+    /// `t + 1` is the pipe's throttle until it frees (nothing but their own
+    /// issue changes it). They are set blocked and held in
+    /// [`Sm::mufu_held`], with no wake-up of their own, and released by
+    /// [`State::release_held`] in the cycle of the first one's wake-up
+    /// ([`Sm::mufu_release`]), so no cycle before it looks at them. An
+    /// `its` warp is evaluated: another of its groups may be ready.
     pub(crate) fn throttle_others(
         sh: &Shared,
         sm: &mut Sm,
@@ -231,23 +244,86 @@ impl State {
         issuer: u32,
         t: u64,
     ) {
+        let free = sm.sched[k].sfu_free;
+        // Past the wheel's reach a wake-up is a check on the way: each
+        // warp is then evaluated, as it was filed.
+        let can_hold = free > t + 1 && free < t + 1 + super::sm::WHEEL;
+        let mut anchored = false;
         let mut cand = sm.eligible & sm.sched_mask[k] & !(1 << issuer);
         while cand != 0 {
             let slot = cand.trailing_zeros();
             cand &= cand - 1;
-            let wants_mufu = sm.slots[slot as usize]
-                .as_ref()
-                .is_some_and(|w| match w.status {
-                    Status::Eligible { pc, .. } => sh.code[pc as usize].is_mufu,
-                    _ => false,
-                });
-            if wants_mufu {
-                // Not selected this cycle; from the next, the pipe is busy.
-                if let Some(w) = sm.slots[slot as usize].as_mut() {
-                    w.wake_at = t + 1;
-                }
-                Self::evaluate_into(sh, sm, pcs, slot, t + 1);
+            let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
+                continue;
+            };
+            let Status::Eligible { pc, .. } = w.status else {
+                continue;
+            };
+            if !sh.code[pc as usize].is_mufu {
+                continue;
             }
+            let stack = matches!(w.conv, Convergence::Stack(_));
+            if anchored && stack {
+                let reason = Reason::MathPipeThrottle;
+                let blocked = Status::Blocked {
+                    reason,
+                    labelled: reason,
+                    since: t + 1,
+                    until: free,
+                    pc,
+                };
+                Self::set_status(pcs, w, blocked, t + 1);
+                w.wake_at = free;
+                sm.eligible &= !(1 << slot);
+                sm.mufu_held |= 1 << slot;
+                sm.mufu_release = sm.mufu_release.min(free);
+                continue;
+            }
+            // Not selected this cycle; from the next, the pipe is busy.
+            w.wake_at = t + 1;
+            Self::evaluate_into(sh, sm, pcs, slot, t + 1);
+            anchored |= can_hold && stack;
+        }
+    }
+
+    /// Files the warps [`State::throttle_others`] held whose pipe is free
+    /// at `t` as eligible from `t`: what their evaluation would find (held,
+    /// a `stack` warp's state does not change, and the scoreboards it
+    /// waited on were clear when it was held), without evaluating it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn release_held(sm: &mut Sm, pcs: &mut [PcCounters], t: u64) {
+        let mut held = sm.mufu_held;
+        // The warps of other schedulers stay held until their pipes free.
+        sm.mufu_release = u64::MAX;
+        while held != 0 {
+            let slot = held.trailing_zeros();
+            held &= held - 1;
+            let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
+                sm.mufu_held &= !(1 << slot);
+                continue;
+            };
+            let free = sm.sched[w.scheduler as usize].sfu_free;
+            if free > t {
+                sm.mufu_release = sm.mufu_release.min(free);
+                continue;
+            }
+            sm.mufu_held &= !(1 << slot);
+            let live = w.live();
+            let Convergence::Stack(stack) = &w.conv else {
+                continue;
+            };
+            let Some((pc, lanes)) = stack.active(live) else {
+                continue;
+            };
+            let ready = Status::Eligible {
+                since: t,
+                wait_from: t,
+                pc,
+                lanes,
+            };
+            Self::set_status(pcs, w, ready, t);
+            sm.eligible |= 1 << slot;
         }
     }
 

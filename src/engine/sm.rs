@@ -172,6 +172,12 @@ pub struct Sm {
     pub wheel: Wheel,
     /// Last cycle the shared-memory pipe accepted an instruction.
     pub lsu_busy: Option<u64>,
+    /// Warps throttled by a busy MUFU pipe with no wake-up of their own:
+    /// released together (`State::release_held`) once their scheduler's
+    /// pipe frees.
+    pub mufu_held: u64,
+    /// The first cycle a held warp's pipe frees (`u64::MAX`: none held).
+    pub mufu_release: u64,
 }
 
 impl Sm {
@@ -193,6 +199,8 @@ impl Sm {
             spare: Vec::new(),
             wheel: Wheel::default(),
             lsu_busy: None,
+            mufu_held: 0,
+            mufu_release: u64::MAX,
         }
     }
 

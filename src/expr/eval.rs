@@ -234,3 +234,212 @@ fn to_error(code: &Code, src: &str, fault: Fault) -> EvalError {
         hint,
     }
 }
+
+/// The common expression in a form evaluated without the tree: one leaf
+/// (a variable, or `rand` of a constant seed) carried through operations
+/// that each combine it with a constant, as `(i * 37) % 16384`,
+/// `0.25 + 0.5 * (i % 2)`, `tid * 4 + 1` or `rand(3)` are. A leading run
+/// of integer `+ - *` by constants, negations and shifts by 0..=63 folds
+/// into one `a * x + b` (exact: integer arithmetic wraps, so it is the
+/// ring of 64-bit integers). Every other step applies the interpreter's
+/// own operator functions, so the value is the interpreter's, bit for bit;
+/// where a step fails, the interpreter is asked again for its located
+/// error.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Spine {
+    leaf: Leaf,
+    /// `x * a + b` for the leaf's integer `x` (identity: `(1, 0)`).
+    affine: (i64, i64),
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Leaf {
+    Var(super::Var),
+    /// `rand(seed)` at the context's index.
+    Rand(i64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    /// `v % m` of an integer `v`, `m` not 0.
+    RemInt(i64),
+    /// `v op c`.
+    Left(BinOp, Value),
+    /// `c op v`.
+    Right(BinOp, Value),
+    Unary(UnOp),
+}
+
+/// The value of a subtree that reads no variable, if it evaluates.
+fn constant(code: &Code, id: Id) -> Option<Value> {
+    match *code.nodes.get(id as usize)? {
+        Node::Const(v) => Some(v),
+        Node::Unary(op, a) => unary(op, constant(code, a)?).ok(),
+        Node::Binary(op, a, b) => binary(op, constant(code, a)?, constant(code, b)?).ok(),
+        _ => None,
+    }
+}
+
+/// The leaf and steps of subtree `id`, if it is a spine.
+fn chain(code: &Code, id: Id, depth: u32) -> Option<(Leaf, Vec<Step>)> {
+    // Parsing bounds the nesting; this bounds the recursion regardless.
+    if depth > 256 {
+        return None;
+    }
+    match *code.nodes.get(id as usize)? {
+        Node::Var(v) => Some((Leaf::Var(v), Vec::new())),
+        Node::Rand(s) => match constant(code, s)? {
+            Value::Int(seed) => Some((Leaf::Rand(seed), Vec::new())),
+            Value::Float(_) => None,
+        },
+        Node::Unary(op, a) => {
+            let (leaf, mut steps) = chain(code, a, depth + 1)?;
+            steps.push(Step::Unary(op));
+            Some((leaf, steps))
+        }
+        Node::Binary(op, a, b) => {
+            if let Some(c) = constant(code, b) {
+                let (leaf, mut steps) = chain(code, a, depth + 1)?;
+                steps.push(Step::Left(op, c));
+                Some((leaf, steps))
+            } else {
+                let c = constant(code, a)?;
+                let (leaf, mut steps) = chain(code, b, depth + 1)?;
+                steps.push(Step::Right(op, c));
+                Some((leaf, steps))
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Spine {
+    /// The spine form of `code`, if it has one (and reads a variable).
+    pub(super) fn of(code: &Code) -> Option<Spine> {
+        let (leaf, steps) = chain(code, code.root, 0)?;
+        let mut affine = (1i64, 0i64);
+        let mut rest = steps.as_slice();
+        if let Leaf::Var(_) = leaf {
+            // Integer all along the folded run: the leaf is an integer and
+            // each step keeps it one.
+            while let Some((&step, tail)) = rest.split_first() {
+                let (a, b) = affine;
+                affine = match step {
+                    Step::Left(BinOp::Add, Value::Int(c))
+                    | Step::Right(BinOp::Add, Value::Int(c)) => (a, b.wrapping_add(c)),
+                    Step::Left(BinOp::Sub, Value::Int(c)) => (a, b.wrapping_sub(c)),
+                    Step::Right(BinOp::Sub, Value::Int(c)) => (a.wrapping_neg(), c.wrapping_sub(b)),
+                    Step::Left(BinOp::Mul, Value::Int(c))
+                    | Step::Right(BinOp::Mul, Value::Int(c)) => {
+                        (a.wrapping_mul(c), b.wrapping_mul(c))
+                    }
+                    Step::Left(BinOp::Shl, Value::Int(k)) if (0..64).contains(&k) => {
+                        (a.wrapping_shl(k as u32), b.wrapping_shl(k as u32))
+                    }
+                    Step::Unary(UnOp::Neg) => (a.wrapping_neg(), b.wrapping_neg()),
+                    _ => break,
+                };
+                rest = tail;
+            }
+        }
+        let steps = rest
+            .iter()
+            .map(|&s| match s {
+                Step::Left(BinOp::Rem, Value::Int(m)) if m != 0 => Step::RemInt(m),
+                other => other,
+            })
+            .collect();
+        Some(Spine {
+            leaf,
+            affine,
+            steps,
+        })
+    }
+
+    /// Whether no evaluation can fail, whatever the variables: every step
+    /// is an operation that has no error for the operand types it meets
+    /// (known from the leaf on: a variable is an integer, `rand` a float),
+    /// as `+ - *`, comparisons, and division or remainder by a constant
+    /// that is neither 0 nor, for integer division, -1.
+    pub(super) fn never_fails(&self) -> bool {
+        let mut float = matches!(self.leaf, Leaf::Rand(_));
+        for step in &self.steps {
+            match *step {
+                Step::RemInt(_) => {}
+                Step::Unary(UnOp::Neg) => {}
+                Step::Unary(UnOp::Not) => float = false,
+                Step::Unary(UnOp::BitNot) => {
+                    if float {
+                        return false;
+                    }
+                }
+                Step::Left(op, c) | Step::Right(op, c) => {
+                    let left = matches!(step, Step::Left(..));
+                    let either = float || matches!(c, Value::Float(_));
+                    match op {
+                        BinOp::Add | BinOp::Sub | BinOp::Mul => float = either,
+                        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                            float = false
+                        }
+                        BinOp::Div | BinOp::Rem => {
+                            let ok = left
+                                && match c {
+                                    Value::Float(d) => d != 0.0,
+                                    Value::Int(d) => {
+                                        d != 0 && (either || op == BinOp::Rem || d != -1)
+                                    }
+                                };
+                            if !ok {
+                                return false;
+                            }
+                            float = either;
+                        }
+                        BinOp::Shl | BinOp::Shr => {
+                            let ok = left
+                                && !float
+                                && matches!(c, Value::Int(k) if (0..64).contains(&k));
+                            if !ok {
+                                return false;
+                            }
+                        }
+                        BinOp::BitAnd | BinOp::BitXor | BinOp::BitOr => {
+                            if either {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The value at `env`, or `None` where a step fails (the caller asks
+    /// the interpreter for the error).
+    #[inline]
+    pub(super) fn eval(&self, code: &Code, env: &Env) -> Option<Value> {
+        let mut v = match self.leaf {
+            Leaf::Var(var) => {
+                let (a, b) = self.affine;
+                Value::Int(env.get(var).wrapping_mul(a).wrapping_add(b))
+            }
+            Leaf::Rand(seed) => {
+                let index = code.rand_index.map_or(0, |var| env.get(var)) as u64;
+                Value::Float(rand_unit(seed, index))
+            }
+        };
+        for step in &self.steps {
+            v = match *step {
+                Step::RemInt(m) => match v {
+                    Value::Int(x) => Value::Int(x.wrapping_rem(m)),
+                    _ => binary(BinOp::Rem, v, Value::Int(m)).ok()?,
+                },
+                Step::Left(op, c) => binary(op, v, c).ok()?,
+                Step::Right(op, c) => binary(op, c, v).ok()?,
+                Step::Unary(op) => unary(op, v).ok()?,
+            };
+        }
+        Some(v)
+    }
+}

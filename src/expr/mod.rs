@@ -326,21 +326,49 @@ impl std::error::Error for EvalError {}
 pub struct Expr {
     src: String,
     code: ast::Code,
+    /// The same expression as one chain of constant operations, when it is
+    /// one (the common `init:` and `inputs:` forms): evaluated without
+    /// walking the tree, with the interpreter's values.
+    spine: Option<eval::Spine>,
 }
 
 impl Expr {
     /// Parses `src`, allowing the identifiers `vars` allows.
     pub fn parse(src: &str, vars: &Vars) -> Result<Expr, ExprError> {
         let code = parse::parse(src, vars)?;
+        let spine = eval::Spine::of(&code);
         Ok(Expr {
             src: src.to_string(),
             code,
+            spine,
         })
     }
 
     /// Evaluates with the variable values of `env`.
+    #[inline]
     pub fn eval(&self, env: &Env) -> Result<Value, EvalError> {
+        if let Some(v) = self.spine.as_ref().and_then(|s| s.eval(&self.code, env)) {
+            return Ok(v);
+        }
+        self.interpret(env)
+    }
+
+    /// [`Expr::eval`] by walking the tree: the reference the chain form
+    /// is held to, and the source of every evaluation error.
+    pub fn interpret(&self, env: &Env) -> Result<Value, EvalError> {
         eval::eval(&self.code, &self.src, env)
+    }
+
+    /// Whether no evaluation can fail, for any values of the variables (a
+    /// chain of operations none of which has an error for its operands):
+    /// loading need not try every thread.
+    pub fn never_fails(&self) -> bool {
+        self.spine.as_ref().is_some_and(eval::Spine::never_fails)
+    }
+
+    /// Whether [`Expr::eval`] takes the chain form.
+    pub fn is_chain(&self) -> bool {
+        self.spine.is_some()
     }
 
     /// The text it was parsed from.

@@ -282,3 +282,121 @@ proptest! {
         }
     }
 }
+
+/// A value's kind and bits (NaN equal to itself).
+fn bits(r: &Result<Value, EvalError>) -> Result<(bool, u64), EvalError> {
+    match r {
+        Ok(Value::Int(v)) => Ok((false, *v as u64)),
+        Ok(Value::Float(v)) => Ok((true, v.to_bits())),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// Expressions of the chain form: `i` or `rand(seed)` under operations with
+/// constants on either side, integer and float, that can fail (`% 0`,
+/// `/ 0`, a float shifted, a shift past 63).
+fn chain_expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("i".to_string()),
+        (-3i64..1000).prop_map(|s| format!("rand({s})")),
+    ];
+    let constant = prop_oneof![
+        (-70i64..70).prop_map(|c| c.to_string()),
+        Just("9223372036854775807".to_string()),
+        Just("0x40000000".to_string()),
+        (-8.0f64..8.0).prop_map(|c| format!("{c:.3}")),
+    ];
+    let ops = prop_oneof![
+        Just("+"),
+        Just("-"),
+        Just("*"),
+        Just("/"),
+        Just("%"),
+        Just("<<"),
+        Just(">>"),
+        Just("&"),
+        Just("|"),
+        Just("^"),
+        Just("<"),
+        Just("=="),
+    ];
+    leaf.prop_recursive(5, 16, 1, move |inner| {
+        prop_oneof![
+            (inner.clone(), ops.clone(), constant.clone())
+                .prop_map(|(e, op, c)| format!("({e} {op} {c})")),
+            (constant.clone(), ops.clone(), inner.clone())
+                .prop_map(|(c, op, e)| format!("({c} {op} {e})")),
+            (prop_oneof![Just("-"), Just("!"), Just("~")], inner)
+                .prop_map(|(u, e)| format!("{u}({e})")),
+        ]
+    })
+}
+
+proptest! {
+    // The reference is the tree interpreter (`Expr::interpret`), which the
+    // chain form must match value for value and error for error.
+    #[test]
+    fn the_chain_form_evaluates_as_the_interpreter(
+        src in chain_expr(),
+        is in proptest::collection::vec(prop_oneof![0i64..5000, any::<i64>()], 8),
+    ) {
+        let e = Expr::parse(&src, &Vars::buffer_init()).expect("parses");
+        prop_assert!(e.is_chain(), "{src} is not taken as a chain");
+        for i in is {
+            let env = Env::launch(256, 4096).with(Var::I, i);
+            let got = e.eval(&env);
+            prop_assert_eq!(bits(&got), bits(&e.interpret(&env)), "{} at i = {}", src, i);
+            // An expression said never to fail does not.
+            prop_assert!(!e.never_fails() || got.is_ok(), "{} fails at i = {}", src, i);
+        }
+    }
+}
+
+#[test]
+fn the_common_init_and_input_forms_are_chains() {
+    // By hand: 5 * 37 = 185; (7 * 37) % 16 = 259 % 16 = 3; 0.25 + 0.5 * 1.
+    for (src, i, want) in [
+        ("(i * 37) % 16384", 5, Value::Int(185)),
+        ("(i * 37) % 16", 7, Value::Int(3)),
+        ("0.25 + 0.5 * (i % 2)", 3, Value::Float(0.75)),
+        ("i * 4 + 1", 10, Value::Int(41)),
+        ("1 - i", 10, Value::Int(-9)),
+        ("(i << 2) - 3", 2, Value::Int(5)),
+    ] {
+        let e = Expr::parse(src, &Vars::buffer_init()).expect("parses");
+        assert!(e.is_chain(), "{src}");
+        assert_eq!(e.eval(&Env::new().with(Var::I, i)), Ok(want), "{src}");
+    }
+    let e = Expr::parse("rand(3)", &Vars::buffer_init()).expect("parses");
+    assert!(e.is_chain());
+    assert_eq!(
+        e.eval(&Env::new().with(Var::I, 9)),
+        Ok(Value::Float(rand_unit(3, 9)))
+    );
+    // Not chains: two variables, a conditional.
+    for src in ["i * i", "i > 2 ? 1 : 0"] {
+        let e = Expr::parse(src, &Vars::buffer_init()).expect("parses");
+        assert!(!e.is_chain(), "{src}");
+    }
+    // Which can fail: a division by the variable, a shift of a float, an
+    // integer division by -1 (i64::MIN / -1 overflows).
+    for (src, never) in [
+        ("(i * 37) % 16384", true),
+        ("0.25 + 0.5 * (i % 2)", true),
+        ("rand(3) * 2 < 1", true),
+        ("100 / i", false),
+        ("rand(3) << 2", false),
+        ("i / -1", false),
+        ("i / -2", true),
+        ("(i & 7) << 2", true),
+    ] {
+        let e = Expr::parse(src, &Vars::buffer_init()).expect("parses");
+        assert_eq!(e.never_fails(), never, "{src}");
+    }
+    // A failing step gives the interpreter's located error.
+    let e = Expr::parse("(i + 1) % 0", &Vars::buffer_init()).expect("parses");
+    assert_eq!(
+        e.eval(&Env::new()).unwrap_err().message,
+        "remainder by zero"
+    );
+}

@@ -5,8 +5,10 @@
 //! The per-warp figures are measured, not guessed: `warpstep run` of an
 //! EXIT-only kernel at 4,096 and 65,536 blocks of 1,024 threads peaked at
 //! 77,572 and 1,145,032 KiB, 556 bytes per warp (retired warps keep their
-//! counters for the report); with `--format json` the report tree adds
-//! 3,170 bytes per warp. The constants round those up.
+//! counters for the report). With `--format json` they peaked at 78,564
+//! and 1,145,908 KiB, the text report's figures: the report is serialised
+//! straight to the output, with no JSON tree, so it adds nothing per warp.
+//! The constants round those up.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -26,8 +28,10 @@ pub const DEFAULT_MEMORY_LIMIT: u64 = 4 << 30;
 
 /// Engine bytes per launched warp (measured 556).
 const WARP_BYTES: u64 = 640;
-/// Extra bytes per warp while a JSON report is built (measured 3,170).
-const JSON_WARP_BYTES: u64 = 3_400;
+/// Extra bytes per warp while a JSON report is written (measured 0: the
+/// typed report the text one also builds is serialised as it is written;
+/// the tree it replaced took 3,170).
+const JSON_WARP_BYTES: u64 = 0;
 /// Bytes per instruction of a loaded program (measured about 860 for a
 /// program of NOPs: text, parse, linked code and per-pc counters).
 const INSTR_BYTES: u64 = 1_024;

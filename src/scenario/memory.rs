@@ -280,8 +280,13 @@ fn contents(
     let init_key = format!("memory.{}.init", p.name);
     let size = p.ty.size() as usize;
     let mut bytes = Vec::with_capacity(p.len as usize * size);
-    let push =
-        |bytes: &mut Vec<u8>, bits: u64| bytes.extend_from_slice(&bits.to_le_bytes()[..size]);
+    // Fixed-size copies for each element size, not a copy of `size` bytes.
+    let push = |bytes: &mut Vec<u8>, bits: u64| match size {
+        1 => bytes.push(bits as u8),
+        2 => bytes.extend_from_slice(&(bits as u16).to_le_bytes()),
+        4 => bytes.extend_from_slice(&(bits as u32).to_le_bytes()),
+        _ => bytes.extend_from_slice(&bits.to_le_bytes()),
+    };
     let type_error = |item: &Spanned<Node>, e: crate::expr::EvalError| {
         src.error(
             Pos::of(item),
