@@ -107,7 +107,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             speed,
             ascii,
             paused,
-        }) => Ok(crate::record::replay_command(&file, speed, ascii, paused)?),
+        }) => {
+            // A cast's scenario was written by whoever recorded it: it
+            // runs nvcc and reads `cuda: {file:}` nowhere.
+            crate::scenario::set_foreign(true);
+            Ok(crate::record::replay_command(&file, speed, ascii, paused)?)
+        }
         Some(Command::List) => {
             list();
             Ok(0)
@@ -159,6 +164,7 @@ fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
     let mut scenario = builtin::resolve(name)?;
     warn(&scenario);
     apply_model(&mut scenario, &args.model)?;
+    scenario.check_stepper_budget()?;
     let origin = scenario.origin.to_string();
     let options = Options {
         ascii: args.ascii,
@@ -196,8 +202,9 @@ pub fn run_report_with(sc: Scenario, buffers: Option<&[String]>) -> Result<Repor
     let expect = sc.expect.clone();
     let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
-    // A run that stops early still reports what it did.
-    let _ = m.run();
+    // A run that stops early still reports what it did. On a terminal, a
+    // long run shows its progress on standard error.
+    super::progress::run_with_progress(&mut m);
     let mut r = Report::new(&sc, &m);
     if let Some(names) = buffers {
         r = r.with_buffers(&sc, &m, names);
@@ -347,6 +354,8 @@ pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)
 }
 
 fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
+    // Ctrl-C ends a long run (or a long report) at once with 130.
+    let _signals = super::progress::ExitOnSignal::install("run stopped");
     let Some(sc) = load(arg) else { return 2 };
     let buffers = match buffers.map(|b| buffer_names(&sc, b)).transpose() {
         Ok(b) => b,

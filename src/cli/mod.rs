@@ -2,6 +2,7 @@
 //! run headless, check, test, record and replay.
 
 mod commands;
+pub mod progress;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -167,7 +168,13 @@ pub enum Command {
         #[arg(short, long)]
         output: String,
         /// Keys to play instead of reading the keyboard, e.g. "10n p c q"
-        /// (no terminal needed; one key every 0.5 s in the cast).
+        /// (no terminal needed; one key every 0.5 s in the cast). Every
+        /// character is a key, whitespace separates; named keys are written
+        /// <Name> or as a word of their own: Space, Enter, Esc, Tab,
+        /// BackTab, Backspace, Up, Down, Left, Right, Home, End, PageUp,
+        /// PageDown, F1..F12, C-x (Ctrl plus x), <lt> for `<`. So
+        /// "g 100 Enter q" is g 1 0 0 Enter q. SIGINT or SIGTERM stops a
+        /// long recording (exit 130, 143).
         #[arg(long)]
         keys: Option<String>,
         /// Terminal size for `--keys`, COLSxROWS (an interactive recording

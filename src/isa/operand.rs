@@ -45,7 +45,9 @@ impl PredSrc {
 
     /// The uniform predicate this names (index `0..=UPT`), if it names one.
     pub fn as_uniform(self) -> Option<PredSrc> {
-        (self.index >= UNIFORM_PRED).then_some(PredSrc {
+        // `then`, not `then_some`: the index is only moved down when it
+        // is a uniform one (below it the subtraction would overflow).
+        (self.index >= UNIFORM_PRED).then(|| PredSrc {
             index: (self.index - UNIFORM_PRED) & PT,
             negate: self.negate,
         })

@@ -34,11 +34,16 @@ pub fn encode(key: &KeyEvent) -> Option<String> {
         KeyCode::Char(c) if ctrl => format!("{prefix}{}", control_byte(c)?),
         KeyCode::Char(c) => format!("{prefix}{c}"),
         KeyCode::Enter => format!("{prefix}\r"),
-        KeyCode::Tab => "\t".into(),
+        // Alt is an ESC before the key, for Tab and Null as for the rest:
+        // `decode` reads "\u{1b}\t" as Alt-Tab.
+        KeyCode::Tab => format!("{prefix}\t"),
+        // Shift is what makes it BackTab; any other modifier is a CSI
+        // parameter, as `decode` reads it.
+        KeyCode::BackTab if param > 2 => format!("\u{1b}[1;{param}Z"),
         KeyCode::BackTab => "\u{1b}[Z".into(),
         KeyCode::Backspace => format!("{prefix}\u{7f}"),
         KeyCode::Esc => format!("{prefix}\u{1b}"),
-        KeyCode::Null => "\0".into(),
+        KeyCode::Null => format!("{prefix}\0"),
         KeyCode::Up => csi('A'),
         KeyCode::Down => csi('B'),
         KeyCode::Right => csi('C'),
@@ -263,6 +268,11 @@ mod tests {
             KeyEvent::new(KeyCode::Delete, KeyModifiers::NONE),
             KeyEvent::new(KeyCode::F(3), KeyModifiers::SHIFT),
             KeyEvent::new(KeyCode::PageUp, KeyModifiers::ALT),
+            // Found by fuzzing: Alt-Null, Alt-Tab and Alt-Shift-Tab came
+            // back without their Alt.
+            KeyEvent::new(KeyCode::Null, KeyModifiers::ALT),
+            KeyEvent::new(KeyCode::Tab, KeyModifiers::ALT),
+            KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT | KeyModifiers::ALT),
         ] {
             assert_eq!(decode(&encode(&k).unwrap()).unwrap(), vec![k]);
         }

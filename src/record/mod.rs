@@ -133,6 +133,7 @@ pub fn record_command(
     };
     let mut sc = builtin::resolve(scenario)?;
     crate::cli::apply_model(&mut sc, model)?;
+    sc.check_stepper_budget()?;
     let sc = Arc::new(sc);
     let Some(script) = keys else {
         if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -243,6 +244,11 @@ pub fn open_cast(file: &str, text: &str, ascii: bool) -> Result<(Cast, App), Cas
         sc.set_model(convergence, policy)
             .map_err(|e| no_longer(e.to_string()))?;
     }
+    sc.check_stepper_budget().map_err(|e| CastError {
+        file: file.to_string(),
+        line: 1,
+        message: format!("the scenario in the header: {e}"),
+    })?;
     let options = Options {
         ascii: ascii || cast.meta.ascii,
         color: tui::theme::Theme::color_from_env(),

@@ -181,7 +181,7 @@ pub fn header(
         env: super::cast::Env { term },
         warpstep: super::cast::Meta {
             version: env!("CARGO_PKG_VERSION").to_string(),
-            scenario: scenario.source.clone(),
+            scenario: self_contained(scenario),
             origin: scenario.origin.to_string(),
             ascii: options.ascii,
             animate: options.animate,
@@ -204,6 +204,32 @@ pub fn header(
     }
 }
 
+/// The scenario text a cast carries. `replay` compiles nothing (the cast
+/// may be a stranger's), so a scenario whose listing nvcc made here at
+/// load (`cuda:` and no `program:`) is carried with that listing appended
+/// as `program:`, which loads anywhere. Text that would not load that way
+/// (a document that does not end in its top-level mapping) is carried as
+/// written.
+fn self_contained(scenario: &Scenario) -> String {
+    let compiled = scenario.cuda.as_ref().is_some_and(|c| c.compiled.is_some());
+    if !compiled {
+        return scenario.source.clone();
+    }
+    let mut text = scenario.source.trim_end().to_string();
+    text.push_str("\n# The listing nvcc wrote when this was recorded:\nprogram: |\n");
+    for line in scenario.program_text.lines() {
+        if !line.trim().is_empty() {
+            text.push_str("  ");
+            text.push_str(line.trim_end());
+        }
+        text.push('\n');
+    }
+    match Scenario::from_text(&text, scenario.origin.clone()) {
+        Ok(_) => text,
+        Err(_) => scenario.source.clone(),
+    }
+}
+
 /// Plays `keys` into the stepper with no terminal and writes the cast:
 /// the first frame at 0 s, then each key and the frame it led to at
 /// [`KEY_DELAY`] s intervals. The same inputs give the same bytes.
@@ -218,6 +244,11 @@ pub fn record_keys<W: Write>(
         color: how.color,
         animate: false,
     };
+    // A key like `e` on a long run is one call into the stepper, and no
+    // terminal is there to read a `q` from: SIGINT and SIGTERM end the
+    // process at once (130, 143). The cast keeps the lines written so far;
+    // `replay` drops a cut last line with a warning.
+    let _signals = crate::cli::progress::ExitOnSignal::install("record stopped")?;
     let mut app = App::new(Arc::clone(&scenario), options).map_err(io::Error::other)?;
     // A fixed TERM: the bytes are xterm's whatever terminal runs CI.
     let head = header(

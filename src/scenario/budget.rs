@@ -36,6 +36,14 @@ const JSON_WARP_BYTES: u64 = 0;
 /// program of NOPs: text, parse, linked code and per-pc counters).
 const INSTR_BYTES: u64 = 1_024;
 
+/// Machine copies the stepper keeps to step back: at most 64 coarse and
+/// 16 fine checkpoints (`COARSE_KEEP + FINE_KEEP` in `session::timeline`,
+/// which sits above this module; a test holds the two equal), each a
+/// clone of the machine. A clone copies every warp's state; buffer pages
+/// are shared copy-on-write until written, and are counted as if every
+/// checkpoint held its own copy, the most they can cost.
+pub const CHECKPOINTS: u64 = 80;
+
 static MEMORY_LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_MEMORY_LIMIT);
 
 /// Sets the memory budget for scenarios loaded from now on (the command
@@ -57,6 +65,9 @@ pub struct Footprint {
     pub engine: u64,
     /// What a JSON report adds while it is built.
     pub json_report: u64,
+    /// The stepper (and `record`, `replay`): the machine and its
+    /// [`CHECKPOINTS`] copies.
+    pub stepper: u64,
 }
 
 /// The footprint of `launch` on `machine` with `buffers` and a program of
@@ -71,13 +82,21 @@ pub fn footprint(
     let warps =
         u64::from(launch.blocks).saturating_mul(u64::from(launch.block_dim).div_ceil(warp_width));
     let buffer_bytes: u64 = buffers.iter().map(|b| u64::from(b.bytes())).sum();
+    let program = (instrs as u64).saturating_mul(INSTR_BYTES);
     let engine = warps
         .saturating_mul(WARP_BYTES)
         .saturating_add(buffer_bytes.saturating_mul(2))
-        .saturating_add((instrs as u64).saturating_mul(INSTR_BYTES));
+        .saturating_add(program);
+    // The initial image, the machine's memory and one copy per checkpoint.
+    let stepper = warps
+        .saturating_mul(WARP_BYTES)
+        .saturating_mul(1 + CHECKPOINTS)
+        .saturating_add(buffer_bytes.saturating_mul(2 + CHECKPOINTS))
+        .saturating_add(program);
     Footprint {
         engine,
         json_report: warps.saturating_mul(JSON_WARP_BYTES),
+        stepper,
     }
 }
 

@@ -2,6 +2,8 @@
 //! from a file beside the scenario, compiled with nvcc to the listing that
 //! runs, or kept beside a `program:` for display.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde_saphyr::Spanned;
 
 use super::error::{Pos, SourceFile};
@@ -30,6 +32,31 @@ pub struct CompiledNote {
     /// The last line of `nvcc --version`.
     pub nvcc_version: String,
 }
+
+/// Set while loading scenarios the user did not write (a cast's header):
+/// `cuda:` is then never compiled and `cuda: {file:}` never read, so a
+/// stranger's file cannot run nvcc (whose preprocessor follows `#include`
+/// into local files and shows them in its errors) or name a local file.
+static FOREIGN: AtomicBool = AtomicBool::new(false);
+
+/// See [`FOREIGN`]; one value for the process, like the memory budget.
+pub(super) fn set_foreign(on: bool) {
+    FOREIGN.store(on, Ordering::Relaxed);
+}
+
+fn foreign() -> bool {
+    FOREIGN.load(Ordering::Relaxed)
+}
+
+/// `cuda: {file:}` in a foreign scenario: a file that is not read.
+pub(super) fn foreign_file(leaf: &Spanned<Node>) -> bool {
+    foreign() && matches!(leaf.value, Node::Map(_))
+}
+
+/// What a foreign scenario needs instead of what it asked for.
+const FOREIGN_HINT: &str = "warpstep compiles CUDA and reads files only for scenarios you open \
+     yourself; `warpstep compile kernel.cu` writes a scenario whose `program:` holds the listing \
+     and `cuda:` the source inline, which loads anywhere without nvcc";
 
 /// `cuda:` as read, before compiling.
 pub(super) struct Input {
@@ -104,6 +131,17 @@ pub(super) fn read(
                     .expected(expected));
             };
             let rel = leaf::string(src, p, "cuda.file")?;
+            if foreign() {
+                return Err(src
+                    .error(
+                        Pos::of(p),
+                        "cuda.file",
+                        "this scenario was not opened by you (it came with a cast), so \
+                         `cuda.file` is not read",
+                    )
+                    .expected("inline source: `cuda: |`")
+                    .hint(Some(FOREIGN_HINT.into())));
+            }
             let dir = match origin {
                 Origin::File(f) => std::path::Path::new(f)
                     .parent()
@@ -227,6 +265,17 @@ pub(super) fn compile(
     arch: Arch,
     flags: &[String],
 ) -> Result<(String, CompiledNote), LoadError> {
+    if foreign() {
+        return Err(src
+            .error(
+                input.pos,
+                "cuda",
+                "this scenario was not opened by you (it came with a cast), so its `cuda:` \
+                 is not compiled and it has no `program:` to run",
+            )
+            .expected("a scenario with `program:` (the listing) beside `cuda:`")
+            .hint(Some(FOREIGN_HINT.into())));
+    }
     let req = cuda::Request {
         name: &input.name,
         text: &input.text,

@@ -96,20 +96,30 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     )?;
 
     let selection = program::selection(&src, raw.kernel.as_ref(), raw.arch.as_ref())?;
-    let cuda_input = raw
-        .cuda
-        .as_ref()
-        .map(|c| cuda::read(&src, &origin, c))
-        .transpose()?;
+    let mut warnings = Vec::new();
+    // A foreign scenario (a cast's) reads no file: with `program:` there
+    // is still something to run, so the source is only not shown.
+    let skipped_file = raw.program.is_some() && raw.cuda.as_ref().is_some_and(cuda::foreign_file);
+    let cuda_input = match &raw.cuda {
+        Some(_) if skipped_file => {
+            warnings.push(
+                "`cuda: {file:}` is not read for a scenario that came with a cast: the source \
+                 pane stays empty"
+                    .to_string(),
+            );
+            None
+        }
+        Some(c) => Some(cuda::read(&src, &origin, c)?),
+        None => None,
+    };
     let nvcc_flags = cuda::flags(&src, raw.nvcc_flags.as_ref())?;
     let cuda_sha = cuda::sha(&src, raw.cuda_sha256.as_ref())?;
-    if let (Some(leaf), None) = (&raw.cuda_sha256, &cuda_input) {
+    if let (Some(leaf), None, false) = (&raw.cuda_sha256, &cuda_input, skipped_file) {
         return Err(src
             .error(Pos::of(leaf), "cuda_sha256", "`cuda_sha256` without `cuda`")
             .expected("`cuda:` holding the source the hash is of")
             .hint(Some("`warpstep compile` writes both".into())));
     }
-    let mut warnings = Vec::new();
     // A listing nvcc compiled here is not in the file: its own text is
     // where its errors are.
     let mut compiled_listing: Option<(String, String)> = None;

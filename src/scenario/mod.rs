@@ -292,6 +292,14 @@ pub struct LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// Loads from now on treat scenario text as written by someone else (a
+/// cast's header, for `replay`): `cuda:` without `program:` is refused
+/// instead of compiled, and `cuda: {file:}` is not read. One value for the
+/// process, set before loading.
+pub fn set_foreign(on: bool) {
+    cuda::set_foreign(on);
+}
+
 impl Scenario {
     /// Loads and validates a scenario file.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, LoadError> {
@@ -408,6 +416,39 @@ impl Scenario {
             Some(m) => Err(format!("{m}; raise it with `--memory-limit`")),
             None => Ok(()),
         }
+    }
+
+    /// Refuses stepping through a launch whose footprint in the stepper
+    /// (the machine and its checkpoints, [`budget::Footprint::stepper`])
+    /// is above the memory budget, at the `launch:` key. The stepper,
+    /// `record` and `replay` check it before building a session; `run`
+    /// keeps no checkpoints and needs only [`budget::Footprint::engine`].
+    pub fn check_stepper_budget(&self) -> Result<(), LoadError> {
+        let need = self.footprint().stepper;
+        let Some(message) = budget::over_budget(
+            need,
+            "stepping through the launch (the machine and its checkpoints)",
+        ) else {
+            return Ok(());
+        };
+        let mut e = LoadError::file_error(self.origin.to_string(), message);
+        if let Some(n) = self.source.lines().position(|l| l.starts_with("launch:")) {
+            e.line = n as u32 + 1;
+            e.column = 1;
+            e.len = "launch".len() as u32;
+            e.key = Some("launch".into());
+            e.source_line = self.source.lines().nth(n).map(str::to_string);
+        }
+        e.expected = Some(format!(
+            "at most {} (`--memory-limit`)",
+            budget::human(budget::memory_limit())
+        ));
+        e.hint = Some(format!(
+            "`warpstep run` keeps no checkpoints and needs about {}; or launch fewer threads, \
+             or raise the budget with `--memory-limit`",
+            budget::human(self.footprint().engine)
+        ));
+        Err(e)
     }
 
     /// The simulator memory the scenario's launch is expected to need.

@@ -33,8 +33,11 @@
 //! `<Esc>`, `<Tab>`, `<BackTab>`, `<Backspace>`, `<Up>`, `<Down>`,
 //! `<Left>`, `<Right>`, `<Home>`, `<End>`, `<PageUp>`, `<PageDown>`,
 //! `<F1>`..`<F12>`, `<lt>` (a literal `<`), `<C-c>` (Ctrl plus a
-//! character). So `"10n p c q"` is `1 0 n p c q`, and
-//! `"<Right> <Space> g 120 <Enter>"` is Right, Space, `g 1 2 0`, Enter.
+//! character). A word that is exactly one of those names is that key
+//! without the brackets (`Enter`, `PageDown`, `F5`, `C-c`; case matters),
+//! and a capitalized word of letters that names no key (`Entr`) is an
+//! error. So `"10n p c q"` is `1 0 n p c q`, and
+//! `"<Right> <Space> g 120 Enter"` is Right, Space, `g 1 2 0`, Enter.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -138,6 +141,47 @@ fn named(name: &str) -> Option<KeyEvent> {
     (1..=12).contains(&n).then(|| press(KeyCode::F(n)))
 }
 
+/// The names a key script accepts, for messages.
+fn known_names() -> String {
+    let names: Vec<String> = NAMED.iter().map(|(n, _)| format!("<{n}>")).collect();
+    format!("{}, <F1>..<F12>, <C-x> (Ctrl plus x)", names.join(", "))
+}
+
+/// What a whitespace-separated word of a key script is.
+enum Word {
+    /// A key's name written without brackets (`Enter`, `PageDown`, `F5`,
+    /// `C-c`), as written in [`NAMED`] (case matters: `up` is `u p`).
+    Key(KeyEvent),
+    /// A capitalized word of letters that names no key (`Entr`): a typo
+    /// of a name, refused rather than played as letters.
+    Unknown,
+    /// Keys, one per character (`10n`, `q`).
+    Characters,
+}
+
+fn bare_word(word: &str) -> Word {
+    let mut chars = word.chars();
+    let (Some(first), Some(_)) = (chars.next(), chars.next()) else {
+        return Word::Characters;
+    };
+    let exact = NAMED.iter().any(|(n, _)| *n == word && *n != "lt")
+        || word
+            .strip_prefix('F')
+            .is_some_and(|n| n.parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)))
+        || (word.starts_with("C-") && word.chars().count() == 3);
+    if exact && let Some(key) = named(word) {
+        return Word::Key(key);
+    }
+    let capitalized = first.is_ascii_uppercase()
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && word.chars().skip(1).any(|c| c.is_ascii_lowercase());
+    if capitalized && word.len() >= 3 {
+        Word::Unknown
+    } else {
+        Word::Characters
+    }
+}
+
 /// Parses a key script (see the module documentation) into key presses.
 pub fn parse_keys(script: &str) -> Result<Vec<KeyEvent>, KeyScriptError> {
     let mut keys = Vec::new();
@@ -159,25 +203,48 @@ pub fn parse_keys(script: &str) -> Result<Vec<KeyEvent>, KeyScriptError> {
             };
             let name: String = chars[i + 1..i + 1 + len].iter().collect();
             let Some(key) = named(name.trim()) else {
-                let known: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
                 return Err(KeyScriptError {
                     offset: i,
-                    message: format!(
-                        "unknown key <{name}>; known: {}, F1..F12, C-x",
-                        known.join(", ")
-                    ),
+                    message: format!("unknown key <{name}>; known: {}", known_names()),
                 });
             };
             keys.push(key);
             i += len + 2;
             continue;
         }
+        // A whole word that is a key's name is that key: `g 100 Enter q`.
+        if i == 0 || chars[i - 1].is_whitespace() {
+            let len = chars[i..]
+                .iter()
+                .position(|c| c.is_whitespace())
+                .unwrap_or(chars.len() - i);
+            let word: String = chars[i..i + len].iter().collect();
+            match bare_word(&word) {
+                Word::Key(key) => {
+                    keys.push(key);
+                    i += len;
+                    continue;
+                }
+                Word::Unknown => {
+                    return Err(KeyScriptError {
+                        offset: i,
+                        message: format!(
+                            "`{word}` is not a key name; known: {}; to press its letters one \
+                             by one, separate them with spaces",
+                            known_names()
+                        ),
+                    });
+                }
+                Word::Characters => {}
+            }
+        }
         if c.is_control() {
             return Err(KeyScriptError {
                 offset: i,
                 message: format!(
-                    "control character {:?} in a key script; name the key instead",
-                    c
+                    "control character {:?} in a key script; name the key instead: {}",
+                    c,
+                    known_names()
                 ),
             });
         }

@@ -1,0 +1,165 @@
+//! Work the command line does without a stepper to drive it: ending it on
+//! a signal, and showing how far a long `run` has got.
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::engine::Machine;
+
+/// While it lives, SIGINT and SIGTERM end the process at once with 130
+/// and 143, as a shell reports a signal, after `message` on standard
+/// error (and after clearing a progress line, if one is shown). A watcher
+/// thread waits on the signals, so the process ends as soon as one
+/// arrives whatever the main thread is doing: a run, sorting a report,
+/// one long key of a headless recording.
+pub struct ExitOnSignal {
+    handle: signal_hook::iterator::Handle,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Set while a progress line is on standard error, so the watcher clears it.
+static PROGRESS_SHOWN: AtomicBool = AtomicBool::new(false);
+
+impl ExitOnSignal {
+    pub fn install(message: &'static str) -> io::Result<ExitOnSignal> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        let handle = signals.handle();
+        let thread = std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let name = if sig == SIGINT { "SIGINT" } else { "SIGTERM" };
+                let clear = if PROGRESS_SHOWN.load(Ordering::Relaxed) {
+                    "\r\u{1b}[2K"
+                } else {
+                    ""
+                };
+                eprintln!("{clear}warpstep: {message} by {name}");
+                std::process::exit(128 + sig);
+            }
+        });
+        Ok(ExitOnSignal {
+            handle,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ExitOnSignal {
+    fn drop(&mut self) {
+        self.handle.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A run shows no progress before this.
+const QUIET: Duration = Duration::from_secs(1);
+/// How often the progress line is redrawn.
+const REDRAW: Duration = Duration::from_millis(100);
+/// Cycles the first slice runs; later slices are sized to take about
+/// [`SLICE`].
+const FIRST_SLICE: u64 = 1_024;
+const SLICE: Duration = Duration::from_millis(20);
+
+/// Runs `m` to its end as [`Machine::run`] does. When standard error is
+/// a terminal and the run takes longer than a second, a line there shows
+/// the cycles done and the cycles per second, redrawn ten times a second
+/// and cleared at the end; with standard error anything else, nothing is
+/// written. The run is the same either way: slices of `run_until` end
+/// where one call would have passed.
+pub fn run_with_progress(m: &mut Machine) {
+    let mut line = Progress::new(io::stderr().is_terminal());
+    let start = Instant::now();
+    let mut slice = FIRST_SLICE;
+    while !m.halted() {
+        let t = Instant::now();
+        let target = m.cycle().saturating_add(slice);
+        m.run_until(target);
+        if m.cycle() < target && !m.halted() {
+            // `run_until` came back early with nothing halted: nothing more
+            // will happen (it stops only at the target or a halt).
+            break;
+        }
+        // Aim the next slice at SLICE of wall time, at most doubling.
+        let took = t.elapsed().as_secs_f64().max(1e-6);
+        let ideal = (slice as f64 * SLICE.as_secs_f64() / took) as u64;
+        slice = ideal.clamp(64, slice.saturating_mul(2));
+        line.update(start, m.cycle());
+    }
+    line.clear();
+}
+
+struct Progress {
+    enabled: bool,
+    shown: bool,
+    last: Option<Instant>,
+}
+
+impl Progress {
+    fn new(enabled: bool) -> Progress {
+        Progress {
+            enabled,
+            shown: false,
+            last: None,
+        }
+    }
+
+    fn update(&mut self, start: Instant, cycle: u64) {
+        let elapsed = start.elapsed();
+        if !self.enabled || elapsed < QUIET || self.last.is_some_and(|l| l.elapsed() < REDRAW) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let rate = cycle as f64 / elapsed.as_secs_f64();
+        let mut err = io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r\u{1b}[2Krunning: cycle {} ({} cycles/s, {:.1} s)",
+            grouped(cycle),
+            grouped(rate as u64),
+            elapsed.as_secs_f64()
+        );
+        let _ = err.flush();
+        self.shown = true;
+        PROGRESS_SHOWN.store(true, Ordering::Relaxed);
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\r\u{1b}[2K");
+            let _ = err.flush();
+            self.shown = false;
+            PROGRESS_SHOWN.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(539_391), "539,391");
+        assert_eq!(grouped(1_000_003), "1,000,003");
+    }
+}
