@@ -21,13 +21,23 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+fn tempfile_out() -> Stdio {
+    let dir = scratch("stdout");
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let i = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{}-{i}.out", std::process::id()));
+    Stdio::from(std::fs::File::create(path).expect("stdout file"))
+}
+
 /// Runs warpstep, killing it (and failing) if it has not ended in 5 s.
 fn warpstep(args: &[&str]) -> (Output, Duration) {
     let start = Instant::now();
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        // Standard output to a file: a report larger than a pipe's buffer
+        // would block the child while nothing reads the pipe.
+        .stdout(tempfile_out())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the warpstep binary runs");

@@ -54,7 +54,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
         });
     }
     s.tmux(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
-    s.wait_for("the full layout", |scr| scr.contains("Lane 0 of w0"));
+    s.wait_for("the full layout", |scr| scr.contains("Lanes · "));
     // An animated run to the end (60 cycles/s), stopped part way.
     s.keys(&["e"]);
     s.wait_for_moving("the run under way", |scr| {

@@ -558,6 +558,10 @@ impl Report {
         }
         let (head, rest) = split(path);
         match head {
+            // Keys the report leaves out when they hold nothing.
+            "error" => within(serde_json::to_value(self.error.as_ref()?).ok()?, rest),
+            "expect" => within(serde_json::to_value(self.expect.as_ref()?).ok()?, rest),
+            "variant" => within(serde_json::to_value(self.variant.as_ref()?).ok()?, rest),
             "warps" => item(&self.warps, rest),
             "pcs" => item(&self.pcs, rest),
             "lines" => item(self.lines.as_deref()?, rest),
@@ -594,8 +598,6 @@ impl Report {
                     convergence,
                     cycles,
                     divergent_branches,
-                    error,
-                    expect,
                     faults_total,
                     file,
                     issue_slot_utilization,
@@ -613,7 +615,6 @@ impl Report {
                     stalls_profiled,
                     thread_inst_executed,
                     thread_inst_executed_pred_on,
-                    variant,
                     warp_cycles_per_issued_instruction,
                     warp_width,
                     warps_launched,
