@@ -111,7 +111,7 @@ fn each_key_moves_the_cycle_by_one_and_q_restores_the_terminal() {
         scr.contains("enlarge the terminal")
     });
     s.tmux(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
-    let big = s.wait_for("the full layout", |scr| scr.contains("Lane 0 of w0"));
+    let big = s.wait_for("the full layout", |scr| scr.contains("Lanes · "));
     assert_eq!(status_cycle(&big), Some(want));
     s.keys(&["q"]);
     assert_restored(&s);
