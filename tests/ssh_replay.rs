@@ -219,7 +219,7 @@ fn replay_through_ssh_with_a_forced_command() {
     rig.pane
         .tmux(&["resize-window", "-t", "main", "-x", "130", "-y", "40"]);
     let big = rig.wait_for("the full layout", |s| {
-        s.contains("Lane 0 of w0") && status_cycle(s).is_some()
+        s.contains("Lanes · ") && status_cycle(s).is_some()
     });
     assert_eq!(status_cycle(&big), Some(2));
 
