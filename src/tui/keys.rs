@@ -32,8 +32,9 @@
 //! `<Name>` names a key that is not a character: `<Space>`, `<Enter>`,
 //! `<Esc>`, `<Tab>`, `<BackTab>`, `<Backspace>`, `<Up>`, `<Down>`,
 //! `<Left>`, `<Right>`, `<Home>`, `<End>`, `<PageUp>`, `<PageDown>`,
-//! `<F1>`..`<F12>`, `<lt>` (a literal `<`), `<C-c>` (Ctrl plus a
-//! character). A word that is exactly one of those names is that key
+//! `<F1>`..`<F12>`, `<lt>` and `<gt>` (a literal `<` and `>`), `<C-c>`
+//! (Ctrl plus a character; `<C-lt>`, `<C-gt>`, `<C-Space>` for those
+//! three). A word that is exactly one of those names is that key
 //! without the brackets (`Enter`, `PageDown`, `F5`, `C-c`; case matters),
 //! and a capitalized word of letters that names no key (`Entr`) is an
 //! error. So `"10n p c q"` is `1 0 n p c q`, and
@@ -107,6 +108,7 @@ const NAMED: &[(&str, KeyCode)] = &[
     ("PageUp", KeyCode::PageUp),
     ("PageDown", KeyCode::PageDown),
     ("lt", KeyCode::Char('<')),
+    ("gt", KeyCode::Char('>')),
 ];
 
 /// A key press with no modifiers.
@@ -133,7 +135,12 @@ fn named(name: &str) -> Option<KeyEvent> {
             let mut chars = rest.chars();
             return match (chars.next(), chars.next()) {
                 (Some(c), None) => Some(ctrl(c)),
-                _ => None,
+                // `<C-gt>`, `<C-lt>`, `<C-Space>`: a character that a
+                // key name cannot hold as itself.
+                _ => NAMED.iter().find_map(|(n, code)| match code {
+                    KeyCode::Char(c) if n.eq_ignore_ascii_case(rest) => Some(ctrl(*c)),
+                    _ => None,
+                }),
             };
         }
     }
@@ -164,7 +171,10 @@ fn bare_word(word: &str) -> Word {
     let (Some(first), Some(_)) = (chars.next(), chars.next()) else {
         return Word::Characters;
     };
-    let exact = NAMED.iter().any(|(n, _)| *n == word && *n != "lt")
+    // `lt` and `gt` are names only inside brackets: a bare `gt` is `g t`.
+    let exact = NAMED
+        .iter()
+        .any(|(n, _)| *n == word && n.starts_with(|c: char| c.is_ascii_uppercase()))
         || word
             .strip_prefix('F')
             .is_some_and(|n| n.parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)))
@@ -259,7 +269,13 @@ pub fn format_key(key: &KeyEvent) -> String {
     if key.modifiers.contains(KeyModifiers::CONTROL)
         && let KeyCode::Char(c) = key.code
     {
-        return format!("<C-{c}>");
+        // The characters a bracketed name cannot hold go by their names.
+        return match c {
+            ' ' => "<C-Space>".into(),
+            '<' => "<C-lt>".into(),
+            '>' => "<C-gt>".into(),
+            c => format!("<C-{c}>"),
+        };
     }
     match key.code {
         KeyCode::Char(' ') => "<Space>".into(),
@@ -338,5 +354,20 @@ mod tests {
         let keys = parse_keys(script).unwrap();
         assert_eq!(format_keys(&keys), script);
         assert_eq!(parse_keys(&format_keys(&keys)).unwrap(), keys);
+    }
+
+    #[test]
+    fn ctrl_with_a_bracket_or_space_is_written_by_name() {
+        // `C->` as a bare word is Ctrl plus `>`; written back as `<C->>` it
+        // would not parse (the name would end at the first `>`).
+        let keys = parse_keys("C-> C-<").unwrap();
+        assert_eq!(keys, vec![ctrl('>'), ctrl('<')]);
+        assert_eq!(format_keys(&keys), "<C-gt> <C-lt>");
+        assert_eq!(parse_keys("<C-gt> <C-lt>").unwrap(), keys);
+        assert_eq!(format_key(&ctrl(' ')), "<C-Space>");
+        assert_eq!(parse_keys("<ctrl-space>").unwrap(), vec![ctrl(' ')]);
+        // The names are bracketed only: a bare `gt` is `g t`.
+        assert_eq!(parse_keys("gt").unwrap(), chars("gt"));
+        assert_eq!(parse_keys("<gt>").unwrap(), chars(">"));
     }
 }
