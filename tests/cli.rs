@@ -1054,7 +1054,7 @@ fn duplicate_label_hint_names_the_file_line() {
 
 /// `warpstep run X --format json | head -1` is how scripts peek at a
 /// report. Rust ignores SIGPIPE, so `println!` to a closed pipe panics and
-/// color-eyre prints a crash report to stderr.
+/// the panic message goes to stderr.
 #[cfg(unix)]
 #[test]
 fn closed_stdout_pipe_is_not_a_crash() {
@@ -1172,5 +1172,111 @@ fn check_warns_about_hazards_in_written_control_codes() {
     assert!(
         t.contains("h.yaml:8: read_after_write on R3 by 399 cycles (warp 0, pc 0020)"),
         "{t}"
+    );
+}
+
+/// Errors that end a command are one plain line on stderr: no report with
+/// a source location, no backtrace, no colour codes, even with
+/// `RUST_BACKTRACE` set. What the user gave cannot be used: exit 2 (a
+/// stepper with no terminal among them, as `replay` does); a file that
+/// cannot be made: exit 1, its cause after a colon.
+#[test]
+fn errors_are_one_clean_line() {
+    let o = Command::new(BIN)
+        .arg("divergent-loop")
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: the stepper needs a terminal; `warpstep run SCENARIO` reports without one\n"
+    );
+    let d = scratch("clean-errors");
+    let out = d.join("no-such-dir").join("x.cast");
+    let o = Command::new(BIN)
+        .args(["record", "divergent-loop", "--keys", "q", "-o"])
+        .arg(&out)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("error: cannot create `{}`: ", out.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("(os error 2)") && !err.contains('\x1b'),
+        "{err}"
+    );
+}
+
+/// `check DIR` checks the scenario files below it, as `test DIR` does;
+/// a directory with none is an error.
+#[test]
+fn check_takes_a_directory() {
+    let d = scratch("check-dir");
+    write(
+        &d,
+        "a.yaml",
+        "name: first\nlaunch: {blocks: 1, block_dim: 32}\nprogram: EXIT\n",
+    );
+    write(
+        &d,
+        "b.yml",
+        "name: second\nlaunch: {blocks: 1, block_dim: 32}\nprogram: EXIT\n",
+    );
+    write(&d, "notes.txt", "not a scenario\n");
+    let o = Command::new(BIN)
+        .arg("check")
+        .arg(&d)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    // Both scenario files, sorted; the text file is not one.
+    let names: Vec<&str> = out.lines().filter(|l| l.starts_with("ok  ")).collect();
+    assert_eq!(names.len(), 2, "{out}");
+    assert!(
+        names[0].starts_with("ok  first ") && names[1].starts_with("ok  second "),
+        "{out}"
+    );
+    let empty = d.join("empty");
+    std::fs::create_dir_all(&empty).expect("dir");
+    let o = Command::new(BIN)
+        .arg("check")
+        .arg(&empty)
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no scenario file (*.yaml, *.yml) under the directory"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A constant word no instruction reads is said: here `0x170`, where an
+/// sm_75 listing's third parameter would be, set for a program that reads
+/// only c[0x0][0x160] and its 64-bit pair (0x164 counts as read, as the
+/// high word of that pair).
+#[test]
+fn a_constant_nothing_reads_is_a_warning() {
+    let d = scratch("unread-constant");
+    let p = write(
+        &d,
+        "c.yaml",
+        "name: c\nlaunch: {blocks: 1, block_dim: 32}\nconstants: {0x160: 4, 0x164: 0, 0x170: 7}\n\
+         program: |\n  MOV R1, c[0x0][0x160]\n  EXIT\n",
+    );
+    let o = warpstep(&["check".as_ref(), p.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("`constants.0x170` sets c[0x0][0x170], which no instruction reads"),
+        "{err}"
     );
 }

@@ -468,6 +468,15 @@ fn bad_record_arguments_exit_2() {
             vec!["divergent-loop", "--keys", "n", "--size", "100by30"],
             "--size",
         ),
+        // Below 80x24 the stepper draws only "enlarge the terminal".
+        (
+            vec!["divergent-loop", "--keys", "n", "--size", "60x20"],
+            "smaller than the stepper's smallest layout, 80x24",
+        ),
+        (
+            vec!["divergent-loop", "--keys", "n", "--size", "80x23"],
+            "--size: `80x23`",
+        ),
         // Without --keys it records a person, and needs a terminal.
         (vec!["divergent-loop"], "needs a terminal"),
     ] {

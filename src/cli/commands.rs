@@ -425,8 +425,9 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
 }
 
 fn check(args: &[String], controls: bool) -> i32 {
-    let mut code = 0;
-    for a in args {
+    let (targets, found) = expand(args);
+    let mut code = if found { 0 } else { 2 };
+    for a in &targets {
         let Some(sc) = load(a) else {
             code = 2;
             continue;
@@ -528,22 +529,39 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn test(paths: &[String]) -> i32 {
-    let mut targets: Vec<String> = Vec::new();
-    if paths.is_empty() {
-        targets.extend(builtin::names().map(String::from));
-    } else {
-        for p in paths {
-            let path = Path::new(p);
-            if path.exists() {
-                let mut files = Vec::new();
-                collect(path, &mut files);
-                targets.extend(files.iter().map(|f| f.display().to_string()));
-            } else {
-                targets.push(p.clone());
+/// The scenarios named by `paths`: a directory stands for the scenario
+/// files below it ([`collect`]), anything else (a file, a built-in name)
+/// for itself. A directory with no scenario file is an error, said on
+/// stderr: false comes back with what was found.
+fn expand(paths: &[String]) -> (Vec<String>, bool) {
+    let mut targets = Vec::new();
+    let mut ok = true;
+    for p in paths {
+        let path = Path::new(p);
+        if path.is_dir() {
+            let mut files = Vec::new();
+            collect(path, &mut files);
+            if files.is_empty() {
+                errln!(
+                    "error: no scenario file (*.yaml, *.yml) under the directory `{}`",
+                    text::sanitize(p)
+                );
+                ok = false;
             }
+            targets.extend(files.iter().map(|f| f.display().to_string()));
+        } else {
+            targets.push(p.clone());
         }
     }
+    (targets, ok)
+}
+
+fn test(paths: &[String]) -> i32 {
+    let (targets, found) = if paths.is_empty() {
+        (builtin::names().map(String::from).collect(), true)
+    } else {
+        expand(paths)
+    };
     let (mut passed, mut failed) = (0, 0);
     for t in &targets {
         let sc = match builtin::resolve(t) {
@@ -593,7 +611,13 @@ fn test(paths: &[String]) -> i32 {
         }
     }
     outln!("{passed} passed, {failed} failed");
-    if failed > 0 { 1 } else { 0 }
+    if !found {
+        2
+    } else if failed > 0 {
+        1
+    } else {
+        0
+    }
 }
 
 fn list() {

@@ -30,12 +30,14 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// 2 when what the user gave cannot be used (the message says all);
+    /// 2 when what the user gave cannot be used (the message says all),
+    /// a stepper started without a terminal among them, as `replay` does;
     /// 1 when the terminal or a file failed (the message and its causes).
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Load(_) | CliError::Machine { .. } => 2,
-            CliError::Tui(_) => 1,
+            CliError::Tui(TuiError::NoTerminal(_)) => 2,
+            CliError::Tui(TuiError::Io(_)) => 1,
             CliError::Record(e) => e.exit_code(),
         }
     }
@@ -149,7 +151,8 @@ pub enum Command {
     },
     /// Load and validate scenarios without running them.
     Check {
-        /// Scenario files or built-in names.
+        /// Scenario files, directories (the `*.yaml` and `*.yml` below
+        /// them) or built-in names.
         #[arg(required = true)]
         scenarios: Vec<String>,
         /// Print each program with the control codes it runs with (derived
@@ -238,11 +241,13 @@ mod tests {
         let load = CliError::from(crate::builtin::resolve("no-such-scenario").expect_err("absent"));
         assert_eq!(load.exit_code(), 2);
         let tui = CliError::from(TuiError::NoTerminal(std::io::Error::other("not a tty")));
-        assert_eq!(tui.exit_code(), 1);
+        assert_eq!(tui.exit_code(), 2);
         assert_eq!(
             tui.to_string(),
-            "the stepper needs a terminal; `warpstep run SCENARIO` reports without one"
+            "error: the stepper needs a terminal; `warpstep run SCENARIO` reports without one"
         );
+        let io = CliError::from(TuiError::Io(std::io::Error::other("gone")));
+        assert_eq!(io.exit_code(), 1);
         // A recording's own code passes through.
         assert_eq!(CliError::from(RecordError::Speed(-1.0)).exit_code(), 2);
         assert_eq!(

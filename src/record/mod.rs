@@ -145,6 +145,13 @@ pub fn record_command(
         return Ok(0);
     };
     let (width, height) = parse_size(size).map_err(RecordError::Size)?;
+    let (min_w, min_h) = (tui::app::MIN_WIDTH, tui::app::MIN_HEIGHT);
+    if width < min_w || height < min_h {
+        return Err(RecordError::Size(format!(
+            "`{size}` is smaller than the stepper's smallest layout, {min_w}x{min_h}: \
+             the cast would only say to enlarge the terminal"
+        )));
+    }
     let keys = parse_keys(script).map_err(RecordError::Keys)?;
     let sc = linked(sc)?;
     let how = recorder::Headless {
@@ -361,7 +368,7 @@ mod tests {
         );
         assert_eq!(keys.exit_code(), 2);
         // A file that cannot be created is the environment's failure: its
-        // cause goes with it, for color-eyre to show.
+        // cause goes with it, for `main` to print after the message.
         let create = RecordError::Create {
             path: "o.cast".into(),
             source: io::Error::from(io::ErrorKind::PermissionDenied),

@@ -203,6 +203,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     if !convergence_written && listing.as_ref().is_some_and(|l| l.arch.sm >= 70) {
         machine.convergence = super::Convergence::Its;
     }
+    warnings.extend(unread_constants(&constants, &program));
     let args_pos = raw.args.as_ref().map_or(Pos::top(), Pos::of);
     match program.arch {
         // The driver's bank 0 under the explicit `constants:`.
@@ -321,4 +322,34 @@ fn is_blank(text: &str) -> bool {
         let t = l.trim();
         t.is_empty() || t.starts_with('#') || t == "---" || t == "..."
     })
+}
+
+/// A warning for each bank-0 word that `constants:` sets and no
+/// instruction reads: most often an offset from another architecture's
+/// ABI (parameters start at 0x160 up to sm_89, 0x210 on sm_90, 0x380 on
+/// sm_100 and sm_120), which the run would silently ignore. The high word
+/// of a 64-bit value whose low word is read counts as read; a program that
+/// indexes the bank with a register (`c[0x0][R2+0x10]`) may read any word,
+/// so it gets none.
+fn unread_constants(constants: &BTreeMap<u32, u32>, program: &Program) -> Vec<String> {
+    if program
+        .instrs
+        .iter()
+        .any(|i| i.text.contains("c[0x0][R") || i.text.contains("c[0x0][UR"))
+    {
+        return Vec::new();
+    }
+    let reads = args::reads(program);
+    let read = |at: u32| reads.iter().any(|(&r, &w)| r <= at && at < r + w);
+    constants
+        .keys()
+        .filter(|&&k| k < 0x1_0000 && !read(k) && !(k >= 4 && read(k - 4)))
+        .map(|k| {
+            format!(
+                "`constants.{k:#x}` sets c[0x0][{k:#x}], which no instruction reads; for a \
+                 listing, `args:` puts the kernel's parameters where its architecture's ABI \
+                 does"
+            )
+        })
+        .collect()
 }

@@ -50,7 +50,7 @@ pub const IDLE_POLL: Duration = Duration::from_millis(250);
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
     /// Raw mode or the alternate screen could not be set up: no terminal.
-    #[error("the stepper needs a terminal; `warpstep run SCENARIO` reports without one")]
+    #[error("error: the stepper needs a terminal; `warpstep run SCENARIO` reports without one")]
     NoTerminal(#[source] io::Error),
     /// Installing the signal handlers, reading events or drawing failed.
     #[error(transparent)]
