@@ -569,3 +569,91 @@ fn asciinema_plays_the_cast_to_the_screen_the_stepper_drew() {
         );
     }
 }
+
+/// `cast` as asciinema 3 writes a recording of the same session: a v3
+/// header (`term: {cols, rows, type}`, no `warpstep` key), each event's
+/// time the interval since the one before, a comment line and the exit
+/// event at the end. Written here from the v2 cast's own lines, so the
+/// two must replay alike.
+fn as_asciicast_v3(v2: &str) -> String {
+    let mut lines = v2.lines();
+    let header: Value = serde_json::from_str(lines.next().expect("header")).expect("JSON");
+    let mut out = serde_json::json!({
+        "version": 3,
+        "term": {"cols": header["width"], "rows": header["height"], "type": "xterm-256color"},
+        "timestamp": 1_700_000_000u64,
+        "command": "warpstep divergent-loop",
+    })
+    .to_string();
+    out.push_str("\n# recorded by asciinema 3\n");
+    let mut before = 0.0;
+    for l in lines {
+        let ev: Value = serde_json::from_str(l).expect("event");
+        let t = ev[0].as_f64().expect("time");
+        out.push_str(&serde_json::json!([t - before, ev[1], ev[2]]).to_string());
+        out.push('\n');
+        before = t;
+    }
+    out.push_str("[0.25,\"x\",\"0\"]\n");
+    out
+}
+
+#[test]
+fn an_asciicast_v3_replays_with_the_scenario_named() {
+    use warpstep::record::{given_meta, replay_headless_with};
+    // Hand count: `5n` is five issue slots of divergent-loop from cycle 0,
+    // `p` one back: the v2 cast's own replay ends where the recording did.
+    let (v2, recorded) = record(builtin("divergent-loop"), "5n p 2n", 100, 30, false);
+    let v3 = as_asciicast_v3(&v2);
+    let c2 = cast::parse("a.cast", &v2).expect("v2");
+    let given = given_meta(&builtin("divergent-loop"));
+    let c3 = cast::parse_with("a3.cast", &v3, Some(given.clone())).expect("v3");
+    assert_eq!((c3.width, c3.height), (100, 30));
+    // The intervals add up to the v2 times (sums of 0.5 s steps: exact).
+    let times = |c: &cast::Cast| c.events.iter().map(|e| e.time).collect::<Vec<_>>();
+    assert_eq!(times(&c3), times(&c2));
+    assert_eq!(
+        c3.events.len(),
+        c2.events.len(),
+        "the `x` event is no event"
+    );
+    let app = replay_headless_with("a3.cast", &v3, Some(given)).expect("replays");
+    assert_eq!(app.cycle(), recorded.cycle());
+    // Without the scenario, the error says how to give it.
+    let e = cast::parse("a3.cast", &v3).expect_err("no warpstep key");
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("`--scenario`"), "{e}");
+    // A bad interval is a v3 error on its line.
+    let bad = v3.replacen("[0.5,", "[-0.5,", 1);
+    let e = cast::parse_with("b.cast", &bad, Some(given_meta(&builtin("divergent-loop"))))
+        .expect_err("negative interval");
+    assert!(e.message.contains("interval -0.5"), "{e}");
+}
+
+#[test]
+fn replay_takes_a_scenario_for_a_cast_asciinema_recorded() {
+    let dir = TempDir::new("v3");
+    let (v2, _) = record(builtin("divergent-loop"), "3n", 80, 24, false);
+    let file = dir.path("v3.cast");
+    std::fs::write(&file, as_asciicast_v3(&v2)).expect("write");
+    // No terminal: the cast and the scenario were read, then refused for
+    // want of a terminal (exit 2). Without --scenario: the header's error.
+    for (extra, want) in [
+        (
+            vec!["--scenario", "divergent-loop"],
+            "replay needs a terminal",
+        ),
+        (vec![], "name the one it shows with `--scenario`"),
+        (vec!["--scenario", "no-such-scenario"], "no-such-scenario"),
+    ] {
+        let o = Command::new(BIN)
+            .arg("replay")
+            .arg(&file)
+            .args(&extra)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
+}

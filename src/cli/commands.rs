@@ -107,11 +107,25 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             speed,
             ascii,
             paused,
+            scenario,
         }) => {
+            // The user's own scenario loads as any other (it may compile);
+            // it goes to the replay as its text, with the listing nvcc
+            // wrote.
+            let given = match scenario {
+                Some(name) => {
+                    let sc = builtin::resolve(&name)?;
+                    warn(&sc);
+                    Some(crate::record::given_meta(&sc))
+                }
+                None => None,
+            };
             // A cast's scenario was written by whoever recorded it: it
             // runs nvcc and reads `cuda: {file:}` nowhere.
             crate::scenario::set_foreign(true);
-            Ok(crate::record::replay_command(&file, speed, ascii, paused)?)
+            Ok(crate::record::replay_command(
+                &file, speed, ascii, paused, given,
+            )?)
         }
         Some(Command::List) => {
             list();

@@ -208,6 +208,11 @@ pub enum Command {
         /// Start paused on the first frame (Space plays).
         #[arg(long)]
         paused: bool,
+        /// The scenario to re-run (file or built-in name), for a cast
+        /// asciinema recorded itself (no `warpstep` header key), or in
+        /// place of the one the cast carries.
+        #[arg(long, value_name = "SCENARIO")]
+        scenario: Option<String>,
     },
     /// List the built-in scenarios.
     List,

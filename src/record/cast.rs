@@ -1,5 +1,8 @@
 //! The asciicast v2 file: a header object on the first line, then one
 //! event per line, `[time, code, data]`, times in seconds from the start.
+//! The reader also takes asciicast v3, as asciinema 3 records it: the size
+//! in `term: {cols, rows}`, each event's time the interval since the one
+//! before, `#` comment lines and `x` (exit) events.
 //!
 //! ```text
 //! {"version":2,"width":100,"height":30,"timestamp":0,"title":"warpstep: divergent loop",
@@ -158,8 +161,17 @@ pub struct CastError {
     pub message: String,
 }
 
-/// Reads and checks a cast; `file` names it in errors.
+/// Reads and checks a cast that `warpstep record` made; `file` names it in
+/// errors.
 pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {
+    parse_with(file, text, None)
+}
+
+/// Reads and checks a cast, asciicast v2 or v3. `given` is the scenario
+/// to re-run when the header has no `warpstep` key (a cast recorded by
+/// asciinema itself, `asciinema rec --stdin -c warpstep`), or instead of
+/// the one it has (`replay --scenario`).
+pub fn parse_with(file: &str, text: &str, given: Option<Meta>) -> Result<Cast, CastError> {
     let err = |line: usize, message: String| CastError {
         file: file.to_string(),
         line,
@@ -197,15 +209,18 @@ pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {
             )
         }
     })?;
-    let (width, height, title, meta) = read_header(&header).map_err(|m| err(1, m))?;
+    let (version, width, height, title, meta) =
+        read_header(&header, given).map_err(|m| err(1, m))?;
 
     let mut events = Vec::new();
     let mut warnings = Vec::new();
     let mut last: Option<(f64, usize)> = None;
+    // v3 times are intervals from the event before: the sum is the time.
+    let mut clock = 0.0;
     for (i, raw) in lines.iter().enumerate().skip(1) {
         let line_no = i + 1;
         let line = strip(raw);
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || (version == 3 && line.starts_with('#')) {
             continue;
         }
         let value: Value = match serde_json::from_str(&line) {
@@ -220,7 +235,14 @@ pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {
             }
             Err(e) => return Err(err(line_no, format!("not JSON ({e})"))),
         };
-        let ev = read_event(&value, line_no).map_err(|m| err(line_no, m))?;
+        let Some(mut ev) = read_event(&value, line_no, version).map_err(|m| err(line_no, m))?
+        else {
+            continue;
+        };
+        if version == 3 {
+            clock += ev.time;
+            ev.time = clock;
+        }
         if let Some((t, at)) = last
             && ev.time < t
         {
@@ -246,28 +268,29 @@ pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {
     })
 }
 
-type HeaderParts = (u16, u16, Option<String>, Meta);
+type HeaderParts = (u32, u16, u16, Option<String>, Meta);
 
-fn read_header(v: &Value) -> Result<HeaderParts, String> {
+fn read_header(v: &Value, given: Option<Meta>) -> Result<HeaderParts, String> {
     let Some(obj) = v.as_object() else {
         return Err(format!(
             "the header is {}, not a JSON object; a cast starts with an asciicast v2 header",
             kind(v)
         ));
     };
-    match obj.get("version") {
+    let version = match obj.get("version") {
         None => {
             return Err("the header has no `version` (asciicast v2 has `\"version\": 2`)".into());
         }
-        Some(Value::Number(n)) if n.as_u64() == Some(2) => {}
+        Some(Value::Number(n)) if n.as_u64() == Some(2) => 2,
+        Some(Value::Number(n)) if n.as_u64() == Some(3) => 3,
         Some(other) => {
             return Err(format!(
-                "asciicast version {other} is not supported; warpstep reads version 2"
+                "asciicast version {other} is not supported; warpstep reads versions 2 and 3"
             ));
         }
-    }
-    let size = |key: &str| -> Result<u16, String> {
-        match obj.get(key) {
+    };
+    let cells = |v: Option<&Value>, key: &str| -> Result<u16, String> {
+        match v {
             None => Err(format!("the header has no `{key}`")),
             Some(v) => v
                 .as_u64()
@@ -278,13 +301,32 @@ fn read_header(v: &Value) -> Result<HeaderParts, String> {
                 }),
         }
     };
-    let width = size("width")?;
-    let height = size("height")?;
+    // v2: `width` and `height`; v3: `term: {cols, rows, type}`.
+    let (width, height) = if version == 2 {
+        (
+            cells(obj.get("width"), "width")?,
+            cells(obj.get("height"), "height")?,
+        )
+    } else {
+        let term = obj.get("term").and_then(Value::as_object);
+        let Some(term) = term else {
+            return Err("the header has no `term` object (asciicast v3 has \
+                        `\"term\": {\"cols\": 80, \"rows\": 24}`)"
+                .into());
+        };
+        (
+            cells(term.get("cols"), "term.cols")?,
+            cells(term.get("rows"), "term.rows")?,
+        )
+    };
     let title = obj.get("title").and_then(Value::as_str).map(String::from);
+    if let Some(meta) = given {
+        return Ok((version, width, height, title, meta));
+    }
     let Some(ws) = obj.get("warpstep") else {
         return Err(
             "the header has no `warpstep` key: this cast was not made by `warpstep record`, \
-             so it has no scenario to re-run"
+             so it has no scenario to re-run; name the one it shows with `--scenario`"
                 .into(),
         );
     };
@@ -340,10 +382,12 @@ fn read_header(v: &Value) -> Result<HeaderParts, String> {
         convergence: choice("convergence", &["stack", "its"])?,
         policy: choice("policy", &["lrr", "gto"])?,
     };
-    Ok((width, height, title, meta))
+    Ok((version, width, height, title, meta))
 }
 
-fn read_event(v: &Value, line: usize) -> Result<Event, String> {
+/// One event line; `None` for one that says nothing to a replay (v3's
+/// `x`, the exit status of the recorded command).
+fn read_event(v: &Value, line: usize, version: u32) -> Result<Option<Event>, String> {
     let shape = || {
         format!(
             "an event is `[time, code, data]`, like `[0.5, \"i\", \"n\"]`; this is {}",
@@ -356,10 +400,19 @@ fn read_event(v: &Value, line: usize) -> Result<Event, String> {
     let time = t
         .as_f64()
         .filter(|t| t.is_finite() && *t >= 0.0)
-        .ok_or_else(|| format!("the time {t} is not a number of seconds from the start"))?;
+        .ok_or_else(|| {
+            if version == 3 {
+                format!("the interval {t} is not a number of seconds since the event before")
+            } else {
+                format!("the time {t} is not a number of seconds from the start")
+            }
+        })?;
     let Some(code) = code.as_str() else {
         return Err(shape());
     };
+    if version == 3 && code == "x" {
+        return Ok(None);
+    }
     let Some(data) = data.as_str() else {
         return Err(format!(
             "the data of an `{code}` event is {}, not a string",
@@ -386,12 +439,13 @@ fn read_event(v: &Value, line: usize) -> Result<Event, String> {
         }
         other => {
             return Err(format!(
-                "unknown event code `{other}`; asciicast v2 has `o` (output), `i` (input), \
-                 `m` (marker) and `r` (resize)"
+                "unknown event code `{other}`; asciicast v{version} has `o` (output), `i` \
+                 (input), `m` (marker){} and `r` (resize)",
+                if version == 3 { ", `x` (exit)" } else { "" }
             ));
         }
     };
-    Ok(Event { time, line, kind })
+    Ok(Some(Event { time, line, kind }))
 }
 
 /// `a string`, `an array`, for messages.

@@ -215,7 +215,18 @@ fn source_date_epoch() -> u64 {
 /// Reads a cast and builds the stepper from the scenario it carries. A
 /// scenario that no longer loads is an error on the header's line.
 pub fn open_cast(file: &str, text: &str, ascii: bool) -> Result<(Cast, App), CastError> {
-    let cast = cast::parse(file, text)?;
+    open_cast_with(file, text, ascii, None)
+}
+
+/// [`open_cast`] with `given`, the scenario `replay --scenario` names
+/// ([`given_meta`]), in place of the header's.
+pub fn open_cast_with(
+    file: &str,
+    text: &str,
+    ascii: bool,
+    given: Option<cast::Meta>,
+) -> Result<(Cast, App), CastError> {
+    let cast = cast::parse_with(file, text, given)?;
     let recorded = &cast.meta.version;
     let ours = env!("CARGO_PKG_VERSION");
     let no_longer = |e: String| CastError {
@@ -265,10 +276,37 @@ pub fn open_cast(file: &str, text: &str, ascii: bool) -> Result<(Cast, App), Cas
     Ok((cast, app))
 }
 
+/// What a cast's `warpstep` header key would say of `scenario`, for a
+/// replay that names it (`replay --scenario`): this version, the
+/// scenario's text (with the listing nvcc wrote, if it compiled), and
+/// real-time playback, as a person recorded it.
+pub fn given_meta(scenario: &Scenario) -> cast::Meta {
+    cast::Meta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: recorder::self_contained(scenario),
+        origin: scenario.origin.to_string(),
+        ascii: false,
+        animate: true,
+        key_delay: None,
+        convergence: None,
+        policy: None,
+    }
+}
+
 /// Replays a cast with no terminal and no clock: the stepper as an
 /// uninterrupted replay leaves it.
 pub fn replay_headless(file: &str, text: &str) -> Result<App, CastError> {
-    let (cast, mut app) = open_cast(file, text, false)?;
+    replay_headless_with(file, text, None)
+}
+
+/// [`replay_headless`] of a cast with `given` in place of its scenario
+/// ([`open_cast_with`]).
+pub fn replay_headless_with(
+    file: &str,
+    text: &str,
+    given: Option<cast::Meta>,
+) -> Result<App, CastError> {
+    let (cast, mut app) = open_cast_with(file, text, false, given)?;
     let mut player = player::Player::new(cast.events, cast.meta.animate, 1.0, false);
     player.play_all(&mut app);
     Ok(app)
@@ -281,6 +319,7 @@ pub fn replay_command(
     speed: f64,
     ascii: bool,
     paused: bool,
+    given: Option<cast::Meta>,
 ) -> Result<i32, RecordError> {
     if !(speed.is_finite() && speed > 0.0) {
         return Err(RecordError::Speed(speed));
@@ -306,7 +345,7 @@ pub fn replay_command(
             });
         }
     };
-    let (cast, mut app) = open_cast(file, &text, ascii)?;
+    let (cast, mut app) = open_cast_with(file, &text, ascii, given)?;
     let mut warnings = cast.warnings.clone();
     if cast.meta.version != env!("CARGO_PKG_VERSION") {
         warnings.push(format!(

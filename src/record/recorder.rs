@@ -210,7 +210,7 @@ pub fn header(
 /// as `program:`, which loads anywhere. Text that would not load that way
 /// (a document that does not end in its top-level mapping) is carried as
 /// written.
-fn self_contained(scenario: &Scenario) -> String {
+pub(super) fn self_contained(scenario: &Scenario) -> String {
     let compiled = scenario.cuda.as_ref().is_some_and(|c| c.compiled.is_some());
     if !compiled {
         return scenario.source.clone();
