@@ -112,20 +112,22 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             // The user's own scenario loads as any other (it may compile);
             // it goes to the replay as its text, with the listing nvcc
             // wrote.
-            let given = match scenario {
-                Some(name) => {
-                    let sc = builtin::resolve(&name)?;
-                    warn(&sc);
-                    Some(crate::record::given_meta(&sc))
-                }
-                None => None,
-            };
+            let given = given_scenario(scenario.as_deref())?;
             // A cast's scenario was written by whoever recorded it: it
             // runs nvcc and reads `cuda: {file:}` nowhere.
             crate::scenario::set_foreign(true);
             Ok(crate::record::replay_command(
                 &file, speed, ascii, paused, given,
             )?)
+        }
+        Some(Command::Page {
+            file,
+            output,
+            scenario,
+        }) => {
+            let given = given_scenario(scenario.as_deref())?;
+            crate::scenario::set_foreign(true);
+            Ok(crate::record::page_command(&file, &output, given)?)
         }
         Some(Command::List) => {
             list();
@@ -162,6 +164,17 @@ pub fn apply_model(sc: &mut Scenario, model: &ModelArgs) -> Result<(), LoadError
         return Ok(());
     }
     sc.set_model(convergence, policy)
+}
+
+/// `--scenario` of `replay` and `page`, loaded as the user's own (it may
+/// compile), for the cast's header in its place.
+fn given_scenario(name: Option<&str>) -> Result<Option<crate::record::cast::Meta>, CliError> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let sc = builtin::resolve(name)?;
+    warn(&sc);
+    Ok(Some(crate::record::given_meta(&sc)))
 }
 
 /// Writes loading's warnings to standard error.

@@ -214,6 +214,19 @@ pub enum Command {
         #[arg(long, value_name = "SCENARIO")]
         scenario: Option<String>,
     },
+    /// Write one self-contained HTML page that plays a cast (asciinema-player
+    /// inlined), with its markers as chapters and the scenario's report.
+    Page {
+        /// The `.cast` file.
+        file: String,
+        /// Output file (`.html`).
+        #[arg(short, long)]
+        output: String,
+        /// The scenario, for a cast asciinema recorded itself (as `replay
+        /// --scenario`).
+        #[arg(long, value_name = "SCENARIO")]
+        scenario: Option<String>,
+    },
     /// List the built-in scenarios.
     List,
     /// Compile a CUDA C kernel with nvcc and write a scenario that runs it

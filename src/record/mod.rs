@@ -17,6 +17,7 @@
 pub mod cast;
 pub mod key_bytes;
 pub mod marker;
+pub mod page;
 pub mod player;
 pub mod recorder;
 
@@ -312,6 +313,64 @@ pub fn replay_headless_with(
     Ok(app)
 }
 
+/// A cast file's text, read with the file size cap (special files and
+/// directories refused).
+fn read_cast_file(file: &str) -> Result<String, RecordError> {
+    use crate::scenario::file::{MAX_FILE_BYTES, ReadError, read_bounded};
+    let bytes = read_bounded(std::path::Path::new(file), MAX_FILE_BYTES).map_err(|e| {
+        RecordError::Read {
+            file: file.to_string(),
+            error: match e {
+                ReadError::Io(error) => error,
+                refused => io::Error::other(refused.to_string()),
+            },
+        }
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        RecordError::NotUtf8 {
+            file: file.to_string(),
+            line,
+        }
+    })
+}
+
+/// `warpstep page`: writes `output`, one HTML file that plays the cast
+/// ([`page::render`]); the report below the player is the scenario's
+/// whole run, as `warpstep run` gives it.
+pub fn page_command(
+    file: &str,
+    output: &str,
+    given: Option<cast::Meta>,
+) -> Result<i32, RecordError> {
+    let text = read_cast_file(file)?;
+    let (cast, app) = open_cast_with(file, &text, false, given)?;
+    let sc = app.scenario();
+    let mut m = sc.new_machine().map_err(|error| RecordError::Machine {
+        origin: sc.origin.to_string(),
+        error,
+    })?;
+    m.set_record_issues(false);
+    // A run that stops (a fault, the cycle limit) still has its report.
+    let _ = m.run();
+    let report = crate::report::Report::new(sc, &m);
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned());
+    let html = page::render(&text, &cast, sc, &report, &name);
+    std::fs::write(output, &html).map_err(|source| RecordError::Create {
+        path: output.to_string(),
+        source,
+    })?;
+    eprintln!(
+        "wrote {output}: {} KB, {} chapters",
+        html.len().div_ceil(1024),
+        page::chapters(&cast).len()
+    );
+    Ok(0)
+}
+
 /// `warpstep replay`: exit 0, or an error for a cast that cannot be
 /// replayed.
 pub fn replay_command(
@@ -324,27 +383,7 @@ pub fn replay_command(
     if !(speed.is_finite() && speed > 0.0) {
         return Err(RecordError::Speed(speed));
     }
-    use crate::scenario::file::{MAX_FILE_BYTES, ReadError, read_bounded};
-    let bytes = read_bounded(std::path::Path::new(file), MAX_FILE_BYTES).map_err(|e| {
-        RecordError::Read {
-            file: file.to_string(),
-            error: match e {
-                ReadError::Io(error) => error,
-                refused => io::Error::other(refused.to_string()),
-            },
-        }
-    })?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Err(RecordError::NotUtf8 {
-                file: file.to_string(),
-                line,
-            });
-        }
-    };
+    let text = read_cast_file(file)?;
     let (cast, mut app) = open_cast_with(file, &text, ascii, given)?;
     let mut warnings = cast.warnings.clone();
     if cast.meta.version != env!("CARGO_PKG_VERSION") {
