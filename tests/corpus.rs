@@ -1462,11 +1462,6 @@ fn compare(k: &Kernel, report: &Value) -> Vec<String> {
 /// The reasons are what the runs report.
 const PENDING: &[(&str, &str, &str)] = &[
     (
-        "atomics",
-        "sm_100",
-        "CREDUX (a warp reduction feeding an atomic) not supported",
-    ),
-    (
         "atomics64",
         "sm_75",
         "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",

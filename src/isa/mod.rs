@@ -1335,8 +1335,12 @@ macro_rules! opcode_table {
 
             /// `REDUX.op[.S32|.U32] URd, Ra`: a reduction of register `a`
             /// over the lanes that are on into a uniform register.
+            /// `CREDUX` is how sm_100 and newer spell the same reduction.
             Redux { op: ReduxOp, signed: bool, d: u8, a: u8 }
-                spell { "REDUX" => "REDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra" }
+                spell {
+                    "REDUX" => "REDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra",
+                    "CREDUX" => "CREDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra",
+                }
                 class Alu
                 decode {
                     let op = match need(m, ins, &["SUM", "MIN", "MAX", "AND", "OR", "XOR"], "an operation")? {
