@@ -1462,41 +1462,6 @@ fn compare(k: &Kernel, report: &Value) -> Vec<String> {
 /// The reasons are what the runs report.
 const PENDING: &[(&str, &str, &str)] = &[
     (
-        "atomics64",
-        "sm_75",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_80",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_86",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_89",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_90",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_100",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_120",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
         "special_funcs",
         "sm_75",
         "constant bank 2 (the compiler's literal pool) not supported",
@@ -1507,13 +1472,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "constant bank 2 (the compiler's literal pool) not supported",
     ),
     (
-        "f64_math",
-        "sm_120",
-        "MOV.64 with a 64-bit immediate (0xfff8000000000000) not supported",
-    ),
-    ("special_funcs", "sm_75", "BMOV not supported"),
-    ("special_funcs", "sm_80", "CALL.REL / RET.REL not supported"),
-    (
         "special_funcs",
         "sm_86",
         "constant bank 2 (the compiler's literal pool) not supported",
@@ -1522,16 +1480,6 @@ const PENDING: &[(&str, &str, &str)] = &[
         "special_funcs",
         "sm_89",
         "constant bank 2 (the compiler's literal pool) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_100",
-        "R2P (predicates from a register) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_120",
-        "R2P (predicates from a register) not supported",
     ),
     (
         "switch_case",
