@@ -1296,6 +1296,11 @@ fn block(text: &str) -> String {
 
 /// The scenario of one kernel on one listing, the listing inlined verbatim.
 fn scenario(k: &Kernel, arch: &str, listing: &str) -> String {
+    scenario_with(k, arch, listing, bank2(k, arch))
+}
+
+/// [`scenario`] with bank 2's `constants:` entry given (or none).
+fn scenario_with(k: &Kernel, arch: &str, listing: &str, bank2: Option<String>) -> String {
     let mut y = String::new();
     let which = k.kernel.map_or(String::new(), |n| format!(" {n}"));
     let _ = writeln!(y, "name: corpus {}{which} {arch}", k.file);
@@ -1321,9 +1326,32 @@ fn scenario(k: &Kernel, arch: &str, listing: &str) -> String {
         }
     }
     let _ = writeln!(y, "args: {}", k.args);
-    y.push_str(k.extra);
+    match (bank2, k.extra.strip_prefix("constants:\n")) {
+        (Some(entry), Some(rest)) => {
+            let _ = write!(y, "constants:\n  {entry}\n{rest}");
+        }
+        (Some(entry), None) => {
+            let _ = write!(y, "{}constants:\n  {entry}\n", k.extra);
+        }
+        (None, _) => y.push_str(k.extra),
+    }
     let _ = write!(y, "program: {}", block(listing));
     y
+}
+
+/// Constant bank 2 of the kernel (the compiler's literal pool and jump
+/// tables, which neither listing prints) as a `constants:` entry, from
+/// `NAME.sm_XX.bank2` where the regeneration script wrote one: a line a
+/// kernel, `MANGLED c[0x2][0x0]: [words]`, taken from `cuobjdump -elf`.
+fn bank2(k: &Kernel, arch: &str) -> Option<String> {
+    let text =
+        std::fs::read_to_string(kernels_dir().join(format!("{}.{arch}.bank2", k.file))).ok()?;
+    text.lines().find_map(|line| {
+        let (mangled, entry) = line.split_once(' ')?;
+        k.kernel
+            .is_none_or(|name| mangled.contains(name))
+            .then(|| entry.to_string())
+    })
 }
 
 /// Runs `warpstep run FILE --format json [--buffers all]`: the report, or
@@ -1460,95 +1488,7 @@ fn compare(k: &Kernel, report: &Value) -> Vec<String> {
 /// prints this table on every run, requires each entry still to fail (an
 /// entry that starts to pass must be removed) and every other run to pass.
 /// The reasons are what the runs report.
-const PENDING: &[(&str, &str, &str)] = &[
-    (
-        "atomics",
-        "sm_100",
-        "CREDUX (a warp reduction feeding an atomic) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_75",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_80",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_86",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_89",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_90",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_100",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "atomics64",
-        "sm_120",
-        "ATOMS.CAST.SPIN.64 (the 64-bit shared CAS loop) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_75",
-        "constant bank 2 (the compiler's literal pool) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_80",
-        "constant bank 2 (the compiler's literal pool) not supported",
-    ),
-    (
-        "f64_math",
-        "sm_120",
-        "MOV.64 with a 64-bit immediate (0xfff8000000000000) not supported",
-    ),
-    ("special_funcs", "sm_75", "BMOV not supported"),
-    ("special_funcs", "sm_80", "CALL.REL / RET.REL not supported"),
-    (
-        "special_funcs",
-        "sm_86",
-        "constant bank 2 (the compiler's literal pool) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_89",
-        "constant bank 2 (the compiler's literal pool) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_100",
-        "R2P (predicates from a register) not supported",
-    ),
-    (
-        "special_funcs",
-        "sm_120",
-        "R2P (predicates from a register) not supported",
-    ),
-    (
-        "switch_case",
-        "sm_100",
-        "the BRX jump table is in constant bank 2, which no listing prints",
-    ),
-    (
-        "switch_case",
-        "sm_120",
-        "the BRX jump table is in constant bank 2, which no listing prints",
-    ),
-];
+const PENDING: &[(&str, &str, &str)] = &[];
 
 fn pending(name: &str, arch: &str) -> Option<&'static str> {
     PENDING
@@ -1670,6 +1610,79 @@ fn every_listing_computes_what_its_source_means() {
         "form",
         "model"
     );
+}
+
+/// A listing that prints bank 2 (`nvdisasm` without `-c` prints each
+/// kernel's `.nv.constant2` section as `.byte` lines) needs no
+/// `constants:` entry for it. The section is written here, in nvdisasm's
+/// layout, from the words `cuobjdump -elf` printed (`NAME.sm_XX.bank2`),
+/// into the committed `-c` listing before its code section; the run must
+/// match the reference. Without the section nor the entry, it does not
+/// run: a direct `c[0x2]` read is an error at load, an indexed one reads
+/// 0 (the jump table's targets are gone).
+#[test]
+fn bank_2_is_read_from_a_listing_that_prints_it() {
+    let kernels = corpus();
+    let dir = scratch_dir("bank2");
+    for (file, arch) in [("switch_case", "sm_100"), ("special_funcs", "sm_75")] {
+        let k = kernels
+            .iter()
+            .find(|k| k.file == file)
+            .expect("in the corpus");
+        let text = std::fs::read_to_string(kernels_dir().join(format!("{file}.{arch}.bank2")))
+            .expect("bank 2 committed");
+        let (mangled, entry) = text
+            .lines()
+            .next()
+            .and_then(|l| l.split_once(' '))
+            .expect("MANGLED c[0x2][0x0]: [words]");
+        let words: Vec<u32> = entry
+            .split_once(": [")
+            .and_then(|(_, w)| w.strip_suffix(']'))
+            .expect("a list")
+            .split(", ")
+            .map(|w| u32::from_str_radix(w.trim_start_matches("0x"), 16).expect("hex word"))
+            .collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut section = format!(
+            "//--------------------- .nv.constant2.{mangled} --------------------------\n\
+             \t.section\t.nv.constant2.{mangled},\"a\",@progbits\n\t.sectionflags\t@\"\"\n\
+             \t.align\t4\n.nv.constant2.{mangled}:\n"
+        );
+        for (i, row) in bytes.chunks(16).enumerate() {
+            let list: Vec<String> = row.iter().map(|b| format!("0x{b:02x}")).collect();
+            let _ = writeln!(
+                section,
+                "        /*{:04x}*/ \t.byte\t{}",
+                i * 16,
+                list.join(", ")
+            );
+        }
+        section.push_str("\n\n");
+        let listing =
+            std::fs::read_to_string(kernels_dir().join(format!("{file}.{arch}.nvdisasm")))
+                .expect("committed listing");
+        let at = listing
+            .find("//--------------------- .text.")
+            .expect("a code section");
+        let printed = format!("{}{section}{}", &listing[..at], &listing[at..]);
+        let path = dir.join(format!("{file}.{arch}.yaml"));
+        std::fs::write(&path, scenario_with(k, arch, &printed, None)).expect("written");
+        let report = run(&path, true).unwrap_or_else(|e| panic!("{file} {arch}: {e}"));
+        let problems = compare(k, &report);
+        assert!(problems.is_empty(), "{file} {arch}: {problems:?}");
+        std::fs::write(&path, scenario_with(k, arch, &listing, None)).expect("written");
+        // special_funcs reads `c[0x2][0x8]` directly: linking names it;
+        // switch_case's `LDC R2, c[0x2][R4]` reads 0 and its BRX faults.
+        match run(&path, true) {
+            Ok(r) => panic!("{file} {arch} ran without bank 2: {:?}", compare(k, &r)),
+            Err(e) => assert!(
+                e.contains("c[0x2]") || e.contains("bad_branch_target"),
+                "{file} {arch}: {e}"
+            ),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---------------------------------------------------------------------------

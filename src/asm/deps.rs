@@ -3,7 +3,8 @@
 //! derivation and hazard checks are built on.
 
 use super::ir::{
-    MemRef, MulMode, Op, PRED_BASE, PT, PredSrc, RZ, Resource, Src, UPRED_BASE, UPT, UREG_BASE, URZ,
+    AtomOp, MemRef, MulMode, Op, PRED_BASE, PT, PredSrc, RZ, Resource, Src, UPRED_BASE, UPT,
+    UREG_BASE, URZ,
 };
 
 #[derive(Default)]
@@ -202,6 +203,8 @@ mod tests {
             a: Src::Reg(RegSrc::plain(RZ)),
             b: Src::Imm(3),
             c: PredSrc::TRUE,
+            extended: false,
+            ex: PredSrc::TRUE,
         };
         let (d, u) = resources(&op, PredSrc::TRUE);
         assert_eq!(d, vec![PRED_BASE]);

@@ -7,6 +7,7 @@
 //! convergence model uses as reconvergence points.
 
 pub mod abi;
+mod barriers;
 pub mod cfg;
 pub mod control;
 pub mod deps;
@@ -253,6 +254,7 @@ fn finish(
         })
         .collect();
     let cfg = Cfg::build_with_targets(&flow, &bssy_targets, &indirect);
+    barriers::check(&instrs, &cfg)?;
     control::derive(&mut instrs, &cfg, alu_latency);
     let reconvergence = (0..n)
         .map(|pc| cfg.reconvergence_pc(cfg.block_of(pc)))

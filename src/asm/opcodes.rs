@@ -204,8 +204,8 @@ impl<'a> Operands<'a> {
             let mut e = at(o, format!("immediate `{}` does not fit 32 bits", o.text));
             e.expected = Some("an integer from -2147483648 to 4294967295 (0xffffffff)".into());
             e.hint = Some(
-                "64-bit immediates (as MOV.64 prints them) are not supported yet; load the \
-                 value from a constant"
+                "only MOV.64 and UMOV.64 take a 64-bit immediate; load the value from a \
+                 constant"
                     .into(),
             );
             return Err(e);
@@ -405,6 +405,38 @@ impl<'a> Operands<'a> {
 
     /// True when the next operand is a predicate (`P`) or, with
     /// `uniform`, a uniform predicate (`UP`).
+    /// A 64-bit integer immediate if one is next (`MOV.64 R14,
+    /// 0xfff8000000000000`), read from its text: hex up to 16 digits, or
+    /// a decimal `i64`; `None` (nothing taken) for another operand.
+    fn imm64(&mut self) -> Result<Option<u64>, AsmError> {
+        let Some(o) = self.peek() else {
+            return Ok(None);
+        };
+        let RawOperand::Int { value, hex } = o.value else {
+            return Ok(None);
+        };
+        self.next += 1;
+        let text = o.text.trim();
+        let (neg, digits) = match text.strip_prefix('-') {
+            Some(t) => (true, t),
+            None => (false, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let v = if hex {
+            let h = digits.get(2..).unwrap_or("");
+            u64::from_str_radix(h, 16).ok()
+        } else if value == i64::MAX && digits != i64::MAX.to_string() {
+            None
+        } else {
+            Some(value.unsigned_abs())
+        };
+        let Some(v) = v else {
+            let mut e = at(o, format!("immediate `{}` does not fit 64 bits", o.text));
+            e.expected = Some("at most 16 hex digits (0xffffffffffffffff)".into());
+            return Err(e);
+        };
+        Ok(Some(if neg { v.wrapping_neg() } else { v }))
+    }
+
     fn next_is_pred(&self, uniform: bool) -> bool {
         match self.peek().map(|x| &x.value) {
             Some(RawOperand::Pred(_)) => !uniform,
@@ -587,36 +619,48 @@ fn constant_words(bank: u8, offset: u32, width: Width) -> ([Src; 4], u8) {
     (w, (offset & 3) as u8)
 }
 
-/// The operation of an `ATOMG`/`ATOMS`/`RED` from its modifiers.
-fn atom_op(m: &mut Mods, ins: &RawInstr) -> Result<AtomOp, AsmError> {
-    let signed = m.take(&["S32", "U32", "32"]) == Some("S32");
-    m.take(&["64"]);
-    Ok(
-        match need(
-            m,
-            ins,
-            &[
-                "ADD", "INC", "DEC", "EXCH", "CAS", "MIN", "MAX", "AND", "OR", "XOR", "POPC",
-            ],
-            "an operation",
-        )? {
-            "ADD" => AtomOp::Add,
-            "INC" => AtomOp::Inc,
-            "DEC" => AtomOp::Dec,
-            "EXCH" => AtomOp::Exch,
-            "CAS" => AtomOp::Cas,
-            "MIN" => AtomOp::Min { signed },
-            "MAX" => AtomOp::Max { signed },
-            "AND" => AtomOp::And,
-            "OR" => AtomOp::Or,
-            "XOR" => AtomOp::Xor,
-            _ => {
-                // `ATOMS.POPC.INC`: add the number of lanes that are on.
-                need(m, ins, &["INC"], "`.INC` after `.POPC`")?;
-                AtomOp::PopcInc
-            }
-        },
-    )
+/// The operation of an `ATOMG`/`ATOMS`/`RED` from its modifiers, and its
+/// width (`.64`: the word is a register pair's 64 bits). `.CAST.SPIN`
+/// (a compare-and-store) gives [`AtomOp::CasSpin`] with its predicate
+/// destination still `PT`: the operands say whether it has one.
+fn atom_op(m: &mut Mods, ins: &RawInstr) -> Result<(AtomOp, Width), AsmError> {
+    let sign = m.take(&["S32", "U32", "32", "S64", "U64"]);
+    let signed = sign.is_some_and(|s| s.starts_with('S'));
+    let width = if m.has("64") || sign.is_some_and(|s| s.ends_with("64")) {
+        Width::B64
+    } else {
+        Width::B32
+    };
+    let op = match need(
+        m,
+        ins,
+        &[
+            "ADD", "INC", "DEC", "EXCH", "CAS", "CAST", "MIN", "MAX", "AND", "OR", "XOR", "POPC",
+        ],
+        "an operation",
+    )? {
+        "ADD" => AtomOp::Add,
+        "INC" => AtomOp::Inc,
+        "DEC" => AtomOp::Dec,
+        "EXCH" => AtomOp::Exch,
+        "CAS" => AtomOp::Cas,
+        "CAST" => {
+            // `ATOMS.CAST.SPIN`: the compare-and-store of a CAS loop.
+            need(m, ins, &["SPIN"], "`.SPIN` after `.CAST`")?;
+            AtomOp::CasSpin { p: PT }
+        }
+        "MIN" => AtomOp::Min { signed },
+        "MAX" => AtomOp::Max { signed },
+        "AND" => AtomOp::And,
+        "OR" => AtomOp::Or,
+        "XOR" => AtomOp::Xor,
+        _ => {
+            // `ATOMS.POPC.INC`: add the number of lanes that are on.
+            need(m, ins, &["INC"], "`.INC` after `.POPC`")?;
+            AtomOp::PopcInc
+        }
+    };
+    Ok((op, width))
 }
 
 /// The modifiers SHF and USHF share: `.L`/`.R` (left?), `.W`, the kind

@@ -191,7 +191,7 @@ fn every_listed_opcode_assembles() {
         VOTE.ALL P1, P0
         BSSY B0, join
         @P0 BRA join
-        BREAK B1
+        BREAK B0
         join:
         BSYNC B0
         WARPSYNC 0xffffffff
@@ -384,4 +384,61 @@ fn nvcc13_alu_and_f64_spellings_assemble() {
         } => assert_eq!((hi, lit), (0x7fe0_0000, 0b10)),
         ref other => panic!("{other:?}"),
     }
+}
+
+/// A `BSYNC` of a barrier nothing sets: an error at its line (3: the
+/// text's first line is empty) naming the barrier; with `BSSY B1` on one
+/// of the two paths into it the program loads (some path sets it).
+#[test]
+fn a_barrier_read_before_any_set_is_an_error() {
+    let e = asm_err(
+        "
+        S2R R0, SR_TID.X
+        BSYNC B1
+        EXIT
+    ",
+    );
+    assert_eq!((e.line, e.column), (3, 9), "{e}");
+    assert!(e.message.contains("B1"), "{e}");
+    assert!(e.hint.as_deref().unwrap_or("").contains("BSSY B1"), "{e}");
+    // BREAK and BMOV into a register read the barrier too; BSSY B0 does
+    // not set B2.
+    let e = asm_err(
+        "
+        BSSY B0, join
+        BMOV.32 R2, B2
+        join:
+        BSYNC B0
+        EXIT
+    ",
+    );
+    assert_eq!(e.line, 3, "{e}");
+    let e = asm_err(
+        "
+        BREAK B3
+        EXIT
+    ",
+    );
+    assert_eq!(e.line, 2, "{e}");
+    // One path sets B1 (the fall-through); the branch around it does not.
+    asm("
+        S2R R0, SR_TID.X
+        ISETP.NE.AND P0, PT, R0, RZ, PT
+        @P0 BRA skip
+        BSSY B1, skip
+        skip:
+        BSYNC B1
+        EXIT
+    ");
+    // Clearing an unset barrier (nvcc for sm_75, before each BSSY) and
+    // setting one with BMOV are fine; padding after the end is not read.
+    asm("
+        BMOV.32.CLEAR RZ, B0
+        BMOV.32 B1, R0
+        BSYNC B1
+        EXIT
+        dead:
+        BSYNC B2
+        BRA dead
+    ");
 }

@@ -750,7 +750,7 @@ pub fn memory_op<const N: usize>(
         }
     }
     if let Some((op, b, c)) = atom {
-        return atomic_op::<N>(w, env, space, a, reg, op, b, c, on);
+        return atomic_op::<N>(w, env, space, a, reg, width, (op, b, c), on);
     }
     if matches!(space, Space::Local) {
         local_op::<N>(w, env, a, reg, width, store, on);
@@ -910,7 +910,10 @@ fn shared_words<const N: usize>(
 
 /// An atomic: lanes in lane order (a warp's lanes are serialised; warps
 /// in the order they issue), each reading the old word, writing
-/// `semantics::atom(op, old, b, c)` and receiving the old word in `reg`.
+/// `semantics::atom(op, old, b, c)` (`atom64` on register pairs for
+/// `.64`) and receiving `semantics::atom_result` (the old word, or for
+/// `CAST.SPIN` whether it stored) in `reg` (the pair from `reg` for
+/// `.64`) or the `CAST.SPIN` predicate.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn atomic_op<const N: usize>(
@@ -919,48 +922,75 @@ fn atomic_op<const N: usize>(
     space: Space,
     a: Lanes,
     reg: u8,
-    op: AtomOp,
-    b: u8,
-    c: u8,
+    width: Width,
+    (op, b, c): (AtomOp, u8, u8),
     on: u64,
 ) -> MemEffect {
     let n = lanes_of::<N>(w);
-    let mut old: Lanes = [0; 64];
+    let wide = width == Width::B64;
+    let size: u32 = if wide { 8 } else { 4 };
+    let pair = |w: &Warp, r: u8, l: u32| {
+        let hi = if wide && r != RZ {
+            w.reg(r.saturating_add(1), l)
+        } else {
+            0
+        };
+        u64::from(w.reg(r, l)) | u64::from(hi) << 32
+    };
+    let mut lo: Lanes = [0; 64];
+    let mut hi: Lanes = [0; 64];
     let mut ok = 0u64;
+    let mut stored = 0u64;
+    let shared = matches!(space, Space::Shared);
     for l in lanes(on & lane_mask(n as u32)) {
-        let mut buf = [0u8; 4];
-        let shared = matches!(space, Space::Shared);
+        let mut buf = [0u8; 8];
+        let bytes = &mut buf[..size as usize];
         let read = if shared {
             match env.shared.as_deref() {
-                Some(m) => m.read(a[l], &mut buf),
+                Some(m) => m.read(a[l], bytes),
                 None => Err(FaultKind::SharedOutOfBounds),
             }
         } else {
-            env.global.read(a[l], &mut buf)
+            env.global.read(a[l], bytes)
         };
         let result = read.and_then(|()| {
-            let v = u32::from_le_bytes(buf);
-            let new = semantics::atom(op, v, w.reg(b, l as u32), w.reg(c, l as u32));
-            old[l] = v;
+            let old = u64::from_le_bytes(buf);
+            let (vb, vc) = (pair(w, b, l as u32), pair(w, c, l as u32));
+            let new = if wide {
+                semantics::atom64(op, old, vb, vc)
+            } else {
+                u64::from(semantics::atom(op, old as u32, vb as u32, vc as u32))
+            };
+            let got = semantics::atom_result(op, old, vb);
+            lo[l] = got as u32;
+            hi[l] = (got >> 32) as u32;
+            stored |= u64::from(got != 0) << l;
             let bytes = new.to_le_bytes();
+            let bytes = &bytes[..size as usize];
             if shared {
                 match env.shared.as_deref_mut() {
-                    Some(m) => m.write(a[l], &bytes),
+                    Some(m) => m.write(a[l], bytes),
                     None => Err(FaultKind::SharedOutOfBounds),
                 }
             } else {
-                env.global.write(a[l], &bytes)
+                env.global.write(a[l], bytes)
             }
         });
         match result {
             Ok(()) => {
                 ok |= 1 << l;
-                env.scratch.accesses.push((a[l], 4));
+                env.scratch.accesses.push((a[l], size));
             }
             Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
         }
     }
-    write::<N>(w, reg, &old, ok);
+    write::<N>(w, reg, &lo, ok);
+    if wide && reg != RZ {
+        write::<N>(w, reg.saturating_add(1), &hi, ok);
+    }
+    if let AtomOp::CasSpin { p } = op {
+        write_pred(w, p, stored, ok);
+    }
     if on == 0 {
         return MemEffect::None;
     }
@@ -1361,6 +1391,30 @@ impl<const N: usize> Datapath<'_, '_, N> {
         self.set_predicates(cb, p, q, t, c);
     }
 
+    /// `ISETP.EX`: `f(a, b, lo)` per lane, `lo` the lane's bit of
+    /// predicate `e` (the low words' compare).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn icmp_setp_ex(
+        &mut self,
+        cb: Combine,
+        p: u8,
+        q: u8,
+        sa: Src,
+        sb: Src,
+        c: PredSrc,
+        e: PredSrc,
+        f: impl Fn(u32, u32, bool) -> bool,
+    ) {
+        let n = lanes_of::<N>(self.w);
+        let [a, b, ..] = &mut self.env.scratch.lanes;
+        fetch_i::<N>(self.w, sa, a);
+        fetch_i::<N>(self.w, sb, b);
+        let lo = self.w.pred_mask(e);
+        let t = bits(n, |l| f(a[l], b[l], lo >> l & 1 != 0));
+        self.set_predicates(cb, p, q, t, c);
+    }
+
     /// A compare into predicates: `test(a, b)` per lane.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -1668,6 +1722,18 @@ impl<const N: usize> Datapath<'_, '_, N> {
         let on = self.on;
         write::<N>(self.w, d, r, on);
         write_pred(self.w, p, valid, on);
+    }
+
+    /// `R2P`: each predicate `i` of `mask` receives `f(a, i)` per lane.
+    #[inline(always)]
+    pub(crate) fn r2p(&mut self, a: u8, mask: u8, f: impl Fn(u32, u8) -> bool) {
+        let n = lanes_of::<N>(self.w);
+        let on = self.on;
+        for i in (0..7u8).filter(|i| mask >> i & 1 != 0) {
+            let w: &Warp = self.w;
+            let t = bits(n, |l| f(w.reg(a, l as u32), i));
+            write_pred(self.w, i, t, on);
+        }
     }
 
     /// A warp-wide vote: the ballot of predicate `src` over the lanes

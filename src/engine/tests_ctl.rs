@@ -288,8 +288,17 @@ fn branch_conditions_and_uniform_guards() {
 #[test]
 fn a_barrier_no_bssy_set_does_not_wait() {
     // Documented: BSYNC on a barrier holding none of its lanes issues and
-    // moves on; BREAK and BMOV on it change nothing else. 5 issues.
+    // moves on; BREAK and BMOV on it change nothing else. A program must
+    // set a barrier on some path before it reads one (a load-time check),
+    // so the BSSY is on a path no lane takes (P0 is false). 8 issues:
+    // ISETP, @P0 BRA, BRA, BREAK, BMOV, BSYNC, MOV, EXIT.
     let prog = "
+        ISETP.NE.AND P0, PT, RZ, RZ, PT
+        @P0 BRA set
+        BRA go
+        set:
+        BSSY B3, go
+        go:
         BREAK B3
         BMOV.32 R1, B3
         BSYNC B3
@@ -298,7 +307,7 @@ fn a_barrier_no_bssy_set_does_not_wait() {
     ";
     for model in MODELS {
         let m = run_in(prog, model);
-        assert_eq!(m.totals().issued, 5, "{model:?}");
+        assert_eq!(m.totals().issued, 8, "{model:?}");
         assert_eq!((reg(&m, 1, 0), reg(&m, 2, 9)), (0, 5));
     }
 }

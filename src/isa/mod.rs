@@ -136,14 +136,22 @@ macro_rules! opcode_table {
         $consumer! {
             binders (opcode, ins, m, o, rw, x);
 
-            Mov { d: u8, a: Src }
-                spell { "MOV" => "MOV Rd, src" }
+            /// `MOV Rd, src`; `MOV.64 Rd, imm64` (`wide`) writes the pair
+            /// `Rd`, `Rd+1` with the immediate's low and high words.
+            Mov { d: u8, a: Src, hi: u32, wide: bool }
+                spell { "MOV" => "MOV[.64] Rd, src" }
                 class Alu
                 decode {
-                    let wide = m.has("64");
+                    let long = m.has("64");
                     let d = o.dst()?;
+                    let hi = 0;
+                    if long && let Some(v) = o.imm64()? {
+                        check_pair_alignment(ins, d, Width::B64)?;
+                        return Ok(Some(Op::Mov { d, a: Src::Imm(v as u32), hi: (v >> 32) as u32, wide: true }));
+                    }
                     let a = o.isrc()?;
-                    if wide {
+                    let wide = false;
+                    if long {
                         // `MOV.64 R4, UR20`: a pair, as IMAD.WIDE.U32 of RZ, RZ
                         // and a 64-bit addend.
                         check_pair_alignment(ins, d, Width::B64)?;
@@ -155,8 +163,13 @@ macro_rules! opcode_table {
                         o.next += 1;
                     }
                 }
-                regs { rw.def(d); rw.src(a); }
-                exec lanes { x.copy(d, a) }
+                regs { rw.def_group(d, if wide { 2 } else { 1 }); rw.src(a); }
+                exec lanes {
+                    x.copy(d, a);
+                    if wide && d != RZ {
+                        x.copy(d.saturating_add(1), Src::Imm(hi));
+                    }
+                }
 
             S2r { d: u8, sr: SpecialReg }
                 spell { "S2R" => "S2R Rd, SR_TID.X" }
@@ -308,21 +321,44 @@ macro_rules! opcode_table {
                     }
                 }
 
-            Isetp { cmp: Cmp, unsigned: bool, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc }
-                spell { "ISETP" => "ISETP.LT.AND Pd, Pq, a, b, Pc" }
+            /// `ISETP.cmp.comb Pd, Pq, a, b, Pc`; with `.EX` (`extended`), `ex` is the
+            /// predicate a compare of the low words left, `a` and `b` the
+            /// high words of a 64-bit compare (`ISETP.EQ.U32.AND.EX P0, PT,
+            /// R11, RZ, PT, P0`).
+            Isetp { cmp: Cmp, unsigned: bool, combine: Combine, p: u8, q: u8, a: Src, b: Src, c: PredSrc, extended: bool, ex: PredSrc }
+                spell { "ISETP" => "ISETP.LT.AND[.EX] Pd, Pq, a, b, Pc [, Plo with .EX]" }
                 class Alu
                 decode {
                     let cmp = cmp_of(need(m, ins, CMPS, "a comparison")?);
                     let unsigned = m.take(&["U32", "S32"]) == Some("U32");
                     let combine = combine(m, ins)?;
+                    let extended = m.has("EX");
                     let p = o.pdst()?;
                     let q = o.pdst()?;
                     let a = o.isrc()?;
                     let b = o.isrc()?;
                     let c = o.psrc()?;
+                    let ex = if extended { o.psrc()? } else { PredSrc::TRUE };
                 }
-                regs { rw.pdef(p); rw.pdef(q); rw.src(a); rw.src(b); rw.pred(c); }
-                exec lanes { x.icmp_setp(cmp, unsigned, combine, p, q, a, b, c) }
+                regs {
+                    rw.pdef(p);
+                    rw.pdef(q);
+                    rw.src(a);
+                    rw.src(b);
+                    rw.pred(c);
+                    if extended {
+                        rw.pred(ex);
+                    }
+                }
+                exec lanes {
+                    if extended {
+                        x.icmp_setp_ex(combine, p, q, a, b, c, ex, |a, b, lo| {
+                            semantics::icmp_ex(cmp, unsigned, a, b, lo)
+                        })
+                    } else {
+                        x.icmp_setp(cmp, unsigned, combine, p, q, a, b, c)
+                    }
+                }
 
             /// `LOP3.LUT [P,] d, a, b, c, lut, pc`: bitwise function by truth table;
             /// the optional predicate output is `result != 0`.
@@ -1096,6 +1132,11 @@ macro_rules! opcode_table {
                 decode {
                     let wide = m.has("64");
                     let d = o.udst()?;
+                    if wide && let Some(v) = o.imm64()? {
+                        // `UMOV.64 UR6, 0x3bf921fb54442d19`: a 64-bit literal.
+                        let (a, hi) = (Src::Imm(v as u32), Src::Imm((v >> 32) as u32));
+                        return Ok(Some(Op::Umov { d, a, hi, wide }));
+                    }
                     let raw = o.peek().map(|x| x.value.clone());
                     let a = o.usrc()?;
                     let hi = match (wide, a, raw) {
@@ -1335,8 +1376,12 @@ macro_rules! opcode_table {
 
             /// `REDUX.op[.S32|.U32] URd, Ra`: a reduction of register `a`
             /// over the lanes that are on into a uniform register.
+            /// `CREDUX` is how sm_100 and newer spell the same reduction.
             Redux { op: ReduxOp, signed: bool, d: u8, a: u8 }
-                spell { "REDUX" => "REDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra" }
+                spell {
+                    "REDUX" => "REDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra",
+                    "CREDUX" => "CREDUX.SUM|.MIN|.MAX|.AND|.OR|.XOR[.S32] URd, Ra",
+                }
                 class Alu
                 decode {
                     let op = match need(m, ins, &["SUM", "MIN", "MAX", "AND", "OR", "XOR"], "an operation")? {
@@ -1391,8 +1436,7 @@ macro_rules! opcode_table {
                 }
                 class Global
                 decode {
-                    let atom = atom_op(m, ins)?;
-                    let width = Width::B32;
+                    let (atom, width) = atom_op(m, ins)?;
                     let d = if opcode == "ATOMG" {
                         if o.next_is_pred(false) {
                             o.pdst()?;
@@ -1404,23 +1448,53 @@ macro_rules! opcode_table {
                     let addr = o.mem()?;
                     let b = o.reg("a source register")?;
                     let c = if atom == AtomOp::Cas { o.reg("the CAS new value")? } else { RZ };
+                    for r in [d, b, c] {
+                        check_pair_alignment(ins, r, width)?;
+                    }
                 }
-                regs { rw.def(d); rw.mem(addr); rw.use_reg(b); rw.use_reg(c); }
+                regs {
+                    rw.def_group(d, width.regs());
+                    rw.mem(addr);
+                    rw.use_group(b, width.regs());
+                    rw.use_group(c, width.regs());
+                }
                 exec memory { Global, atomic atom, d, addr, width, b, c }
 
             /// `ATOMS.op Rd, [addr], b`: shared-memory atomic.
+            /// `ATOMS.CAST.SPIN[.64] Rd|Pd, [addr], b, c`: stores `c` where
+            /// the word is `b`; `Rd` (`Pd` on sm_100 and newer) receives 1
+            /// when it stored, 0 when the word held another value.
             Atoms { atom: AtomOp, d: u8, addr: MemRef, b: u8, c: u8, width: Width }
-                spell { "ATOMS" => "ATOMS.ADD Rd, [Ra], Rb  or  ATOMS.POPC.INC.32 Rd, [Ra]" }
+                spell {
+                    "ATOMS" => "ATOMS.ADD Rd, [Ra], Rb  or  ATOMS.POPC.INC.32 Rd, [Ra]  or  ATOMS.CAST.SPIN[.64] Rd|Pd, [Ra], Rb, Rc",
+                }
                 class Shared
                 decode {
-                    let atom = atom_op(m, ins)?;
-                    let width = Width::B32;
-                    let d = o.dst()?;
+                    let (atom, width) = atom_op(m, ins)?;
+                    let (atom, d) = match atom {
+                        AtomOp::CasSpin { .. } if o.next_is_pred(false) => {
+                            (AtomOp::CasSpin { p: o.pdst()? }, RZ)
+                        }
+                        _ => (atom, o.dst()?),
+                    };
                     let addr = o.mem()?;
                     let b = if atom == AtomOp::PopcInc { RZ } else { o.reg("a source register")? };
-                    let c = if atom == AtomOp::Cas { o.reg("the CAS new value")? } else { RZ };
+                    let c = if matches!(atom, AtomOp::Cas | AtomOp::CasSpin { .. }) {
+                        o.reg("the CAS new value")?
+                    } else {
+                        RZ
+                    };
+                    for r in [d, b, c] {
+                        check_pair_alignment(ins, r, width)?;
+                    }
                 }
-                regs { rw.def(d); rw.mem(addr); rw.use_reg(b); rw.use_reg(c); }
+                regs {
+                    rw.def_group(d, width.regs());
+                    rw.pdef(match atom { AtomOp::CasSpin { p } => p, _ => PT });
+                    rw.mem(addr);
+                    rw.use_group(b, width.regs());
+                    rw.use_group(c, width.regs());
+                }
                 exec memory { Shared, atomic atom, d, addr, width, b, c }
 
             /// `SHFL.mode p, d, a, b, c`: read `a` from the lane chosen by `b`;
@@ -1468,6 +1542,35 @@ macro_rules! opcode_table {
                 }
                 regs { rw.def(d); rw.pdef(p); rw.pred(src); }
                 exec lanes { x.vote(d, p, src, |ballot, on| semantics::vote(mode, ballot, on)) }
+
+            /// `R2P PR, Ra, mask`: predicate `Pi` receives bit `i` of `Ra`
+            /// for each bit `i` (0 to 6) set in `mask`; the others keep
+            /// their values.
+            R2p { a: u8, mask: u8 }
+                spell { "R2P" => "R2P PR, Ra, mask" }
+                class Alu
+                decode {
+                    let pr = o.take("`PR` (the predicates)")?;
+                    if !matches!(&pr.value, RawOperand::Label(l) if l == "PR") {
+                        return Err(o.wrong(pr, "`PR` (the predicates)"));
+                    }
+                    let a = o.reg("a source register")?;
+                    let mask = o.imm("a predicate mask (0x00..0x7f)")?;
+                    let mask = u8::try_from(mask).ok().filter(|m| *m <= 0x7f).ok_or_else(|| {
+                        let mut e = at(&ins.operands[o.next - 1], "predicate mask out of range");
+                        e.expected = Some("0x00..0x7f (bit i: Pi)".into());
+                        e
+                    })?;
+                }
+                regs {
+                    rw.use_reg(a);
+                    for i in 0..7u8 {
+                        if mask >> i & 1 != 0 {
+                            rw.pdef(i);
+                        }
+                    }
+                }
+                exec lanes { x.r2p(a, mask, semantics::r2p) }
 
             /// `BRA [Pc,] target` (`BRA.U` alike): the lanes that are on and
             /// for which the condition `cond` holds (a per-lane or uniform
@@ -1779,7 +1882,7 @@ mod tests {
         // VIADDMNMX PLOP3 HFMA2 DADD DMUL DFMA DSETP F2F YIELD MEMBAR, and
         // the spellings VIMNMX and I2FP (18); then CALL, RET, BRX and BMOV
         // (4).
-        assert_eq!(OPCODES.len(), 38 + 22 + 18 + 4);
+        assert_eq!(OPCODES.len(), 38 + 22 + 18 + 4 + 2);
         assert_eq!(usage("RET.REL.NODEC"), "RET.REL.NODEC Ra, 0x0");
         assert_eq!(usage("IMUL.WIDE"), "IMUL[.WIDE|.HI][.U32] Rd, a, b");
         assert_eq!(usage("FSEL"), "SEL Rd, a, b, Pp");

@@ -344,6 +344,14 @@ pub enum AtomOp {
     Exch,
     /// `old == b ? c : old`.
     Cas,
+    /// `ATOMS.CAST.SPIN`: `old == b ? c : old` as `Cas`, but the
+    /// destination receives 1 when the word was stored and 0 when it
+    /// held another value (the lane's CAS loop goes round again); `p` is
+    /// a predicate destination receiving the same (`PT` when the
+    /// destination is a register).
+    CasSpin {
+        p: u8,
+    },
     Min {
         signed: bool,
     },

@@ -179,6 +179,21 @@ pub fn icmp(c: Cmp, unsigned: bool, a: u32, b: u32) -> bool {
     }
 }
 
+/// `ISETP.EX`: the 64-bit compare `c` from the high words `a`, `b`
+/// (signed unless `unsigned`) and `lo`, what the same compare of the low
+/// words (unsigned) gave: the high words decide unless they are equal,
+/// then the low words do (`EQ`: both equal; `NE`: either differs).
+#[inline(always)]
+pub fn icmp_ex(c: Cmp, unsigned: bool, a: u32, b: u32, lo: bool) -> bool {
+    let eq = a == b;
+    match c {
+        Cmp::Eq => eq && lo,
+        Cmp::Ne => !eq || lo,
+        Cmp::Lt | Cmp::Le => icmp(Cmp::Lt, unsigned, a, b) || (eq && lo),
+        Cmp::Gt | Cmp::Ge => icmp(Cmp::Gt, unsigned, a, b) || (eq && lo),
+    }
+}
+
 #[inline(always)]
 fn cmp<T: PartialOrd>(c: Cmp, a: T, b: T) -> bool {
     match c {
@@ -428,6 +443,12 @@ pub fn redux(op: ReduxOp, signed: bool, acc: u32, v: u32) -> u32 {
     }
 }
 
+/// `R2P`: predicate `i`'s value from register value `v` (its bit `i`).
+#[inline(always)]
+pub fn r2p(v: u32, i: u8) -> bool {
+    v >> i & 1 != 0
+}
+
 /// An atomic's new value in memory from the `old` one and the operands
 /// `b`, `c` (`CAS`: compare with `b`, store `c`).
 #[inline(always)]
@@ -450,7 +471,7 @@ pub fn atom(op: AtomOp, old: u32, b: u32, c: u32) -> u32 {
             }
         }
         AtomOp::Exch => b,
-        AtomOp::Cas => {
+        AtomOp::Cas | AtomOp::CasSpin { .. } => {
             if old == b {
                 c
             } else {
@@ -464,6 +485,55 @@ pub fn atom(op: AtomOp, old: u32, b: u32, c: u32) -> u32 {
         AtomOp::And => old & b,
         AtomOp::Or => old | b,
         AtomOp::Xor => old ^ b,
+    }
+}
+
+/// [`atom`] on a 64-bit word (`.64`, register pairs): the same
+/// operations, the signed ones on `i64`.
+#[inline(always)]
+pub fn atom64(op: AtomOp, old: u64, b: u64, c: u64) -> u64 {
+    match op {
+        AtomOp::Add => old.wrapping_add(b),
+        AtomOp::PopcInc => old.wrapping_add(1),
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::Exch => b,
+        AtomOp::Cas | AtomOp::CasSpin { .. } => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::Min { signed: true } => (old as i64).min(b as i64) as u64,
+        AtomOp::Min { signed: false } => old.min(b),
+        AtomOp::Max { signed: true } => (old as i64).max(b as i64) as u64,
+        AtomOp::Max { signed: false } => old.max(b),
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+    }
+}
+
+/// What an atomic's destination receives: the old word, or for
+/// `CAST.SPIN` 1 when the word equalled `b` (so it was stored), else 0.
+#[inline(always)]
+pub fn atom_result(op: AtomOp, old: u64, b: u64) -> u64 {
+    match op {
+        AtomOp::CasSpin { .. } => u64::from(old == b),
+        _ => old,
     }
 }
 
@@ -500,6 +570,60 @@ mod tests {
         assert_eq!(atom(AtomOp::Max { signed: true }, u32::MAX, 3, 0), 3);
         assert_eq!(atom(AtomOp::PopcInc, 6, 0, 0), 7);
         assert_eq!(atom(AtomOp::Xor, 0b1100, 0b1010, 0), 0b0110);
+        // CAST.SPIN stores as CAS does; its destination says whether.
+        let spin = AtomOp::CasSpin { p: 7 };
+        assert_eq!(atom(spin, 1, 1, 8), 8);
+        assert_eq!(atom(spin, 2, 1, 8), 2);
+        assert_eq!(atom_result(spin, 1, 1), 1);
+        assert_eq!(atom_result(spin, 2, 1), 0);
+        assert_eq!(atom_result(AtomOp::Cas, 2, 1), 2);
+    }
+
+    #[test]
+    fn isetp_ex_compares_64_bits() {
+        // (1 << 32) == 1? high words 1 vs 0: no, whatever the low words.
+        assert!(!icmp_ex(Cmp::Eq, true, 1, 0, true));
+        // 0x0000_0000_0000_0001 == 1: high equal, low equal.
+        assert!(icmp_ex(Cmp::Eq, true, 0, 0, true));
+        assert!(!icmp_ex(Cmp::Eq, true, 0, 0, false));
+        assert!(icmp_ex(Cmp::Ne, true, 1, 0, false));
+        // -1 (high 0xffffffff) < 0 signed, not unsigned.
+        assert!(icmp_ex(Cmp::Lt, false, u32::MAX, 0, false));
+        assert!(!icmp_ex(Cmp::Lt, true, u32::MAX, 0, false));
+        // Equal high words: the low compare decides.
+        assert!(icmp_ex(Cmp::Ge, false, 5, 5, true));
+        assert!(!icmp_ex(Cmp::Ge, false, 5, 5, false));
+        assert!(icmp_ex(Cmp::Gt, false, 6, 5, false));
+    }
+
+    #[test]
+    fn r2p_reads_one_bit_a_predicate() {
+        // 0b101: P0 and P2 true, P1 false.
+        assert!(r2p(0b101, 0));
+        assert!(!r2p(0b101, 1));
+        assert!(r2p(0b101, 2));
+        assert!(!r2p(0b101, 6));
+    }
+
+    #[test]
+    fn atomics_64_by_hand() {
+        // 3 << 33 + 5 << 33 = 8 << 33: the carry out of bit 31 is kept.
+        assert_eq!(atom64(AtomOp::Add, 3 << 33, 5 << 33, 0), 8 << 33);
+        assert_eq!(atom64(AtomOp::Add, 0xffff_ffff, 1, 0), 1 << 32);
+        // -1 vs 3: signed min -1 (all ones), unsigned min 3.
+        assert_eq!(
+            atom64(AtomOp::Min { signed: true }, u64::MAX, 3, 0),
+            u64::MAX
+        );
+        assert_eq!(atom64(AtomOp::Min { signed: false }, u64::MAX, 3, 0), 3);
+        assert_eq!(atom64(AtomOp::Max { signed: true }, u64::MAX, 3, 0), 3);
+        // CAS compares all 64 bits: equal low words are not enough.
+        assert_eq!(atom64(AtomOp::Cas, 1 << 32, 0, 9), 1 << 32);
+        assert_eq!(atom64(AtomOp::Cas, 1 << 32, 1 << 32, 9), 9);
+        let spin = AtomOp::CasSpin { p: 7 };
+        assert_eq!(atom64(spin, 1 << 32, 1 << 32, 9), 9);
+        assert_eq!(atom_result(spin, 1 << 32, 0), 0);
+        assert_eq!(atom64(AtomOp::Exch, 1, 1 << 40, 0), 1 << 40);
     }
 
     #[test]

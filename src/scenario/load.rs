@@ -238,6 +238,13 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         }
         None => constants::legacy_defaults(&mut constants, &launch),
     }
+    // Bank 2 as the listing prints it, under what `constants:` sets.
+    if let Some(l) = &listing {
+        for (i, &word) in l.bank2.iter().enumerate() {
+            let key = crate::engine::constant_key(2, 4 * i as u32);
+            constants.entry(key).or_insert(word);
+        }
+    }
     // Linking checks that every `c[0x0][..]` the program reads is set.
     let kernel = kernel(
         psrc,

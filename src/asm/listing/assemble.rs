@@ -24,6 +24,10 @@ pub struct ListingInfo {
     /// Per instruction (pc order): the source line the listing's line
     /// table (`nvdisasm -g`) maps it to; empty when the listing has none.
     pub source: Vec<Option<super::SourceLine>>,
+    /// The kernel's constant bank 2 as the listing prints it (`nvdisasm`
+    /// without `-c`), little-endian words from offset 0; empty when the
+    /// listing has none.
+    pub bank2: Vec<u32>,
 }
 
 impl ListingInfo {
@@ -213,6 +217,21 @@ pub fn info(l: &Listing, k: &Kernel, arch: Arch, program: &Program) -> ListingIn
         format: l.format,
         decoded: program.instrs.iter().filter(|i| i.explicit_control).count(),
         padding: k.instructions.len().saturating_sub(program.instrs.len()),
+        bank2: l
+            .constant2
+            .iter()
+            .find(|(name, _)| *name == k.name)
+            .map(|(_, bytes)| {
+                bytes
+                    .chunks(4)
+                    .map(|c| {
+                        let mut w = [0u8; 4];
+                        w[..c.len()].copy_from_slice(c);
+                        u32::from_le_bytes(w)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

@@ -201,6 +201,10 @@ pub struct Listing {
     /// The architecture the listing names, if it names one.
     pub arch: Option<Arch>,
     pub kernels: Vec<Kernel>,
+    /// Constant bank 2 of each kernel that has one (its symbol, the
+    /// bytes): the `.nv.constant2.NAME` sections `nvdisasm` prints
+    /// without `-c`, the compiler's literal pool and jump tables.
+    pub constant2: Vec<(String, Vec<u8>)>,
 }
 
 impl Listing {
@@ -353,6 +357,9 @@ struct Reader {
     arch: Option<(Arch, u32)>,
     kernels: Vec<Kernel>,
     section: Section,
+    /// In a `.nv.constant2.NAME` section: its index in `constant2`.
+    bank2: Option<usize>,
+    constant2: Vec<(String, Vec<u8>)>,
     pending_source: Option<SourceLine>,
     pending_labels: Vec<(String, u32)>,
     /// Index (in the current kernel) of the instruction whose high word may
@@ -368,6 +375,8 @@ pub fn read(text: &str) -> Result<Listing, Vec<AsmError>> {
         arch: None,
         kernels: Vec::new(),
         section: Section::Code,
+        bank2: None,
+        constant2: Vec::new(),
         pending_source: None,
         pending_labels: Vec::new(),
         awaiting_high_word: None,
@@ -387,6 +396,7 @@ pub fn read(text: &str) -> Result<Listing, Vec<AsmError>> {
             format: r.format.unwrap_or(Format::Bare),
             arch,
             kernels: r.kernels,
+            constant2: r.constant2,
         })
     } else {
         Err(r.errors)
@@ -557,6 +567,10 @@ impl Reader {
         }
 
         if self.section == Section::Data {
+            if self.bank2.is_some() && t.starts_with("/*") {
+                // `/*0000*/ .byte 0x08, ...` of a `.nv.constant2` section.
+                self.instruction(lineno, raw, lead, false);
+            }
             return;
         }
 
@@ -704,7 +718,13 @@ impl Reader {
                 self.set_format(Format::Nvdisasm);
                 let first = args.split(',').next().unwrap_or("").trim();
                 let section = first.trim_matches('"');
-                if let Some(kernel) = section.strip_prefix(".text.") {
+                self.bank2 = None;
+                if let Some(kernel) = section.strip_prefix(".nv.constant2.") {
+                    self.flush_labels();
+                    self.section = Section::Data;
+                    self.bank2 = Some(self.constant2.len());
+                    self.constant2.push((kernel.to_string(), Vec::new()));
+                } else if let Some(kernel) = section.strip_prefix(".text.") {
                     self.section = Section::Code;
                     self.start_kernel(lineno, kernel);
                 } else {
@@ -770,6 +790,61 @@ impl Reader {
                 Some("a directive of nvdisasm's listings (`.section`, `.align`, `.global`, ...)"),
                 None,
             ),
+        }
+    }
+
+    /// The bytes of one `.byte` line of a `.nv.constant2` section, at
+    /// `address` in the bank (entry `b` of `constant2`).
+    fn bank2_bytes(
+        &mut self,
+        lineno: u32,
+        raw: &str,
+        at: usize,
+        b: usize,
+        address: u64,
+        list: &str,
+    ) {
+        let mut bytes = Vec::new();
+        for item in list.split(',') {
+            let item = item.trim();
+            match item
+                .strip_prefix("0x")
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                Some(v) => bytes.push(v),
+                None => {
+                    self.error(
+                        lineno,
+                        column_of(raw, at),
+                        char_len(list) + 5,
+                        format!("`{item}` is not a byte of constant bank 2"),
+                        Some("bytes like `0x08, 0x00`"),
+                        None,
+                    );
+                    return;
+                }
+            }
+        }
+        // Bank 2 is 64 KiB at most.
+        let Some(start) = usize::try_from(address)
+            .ok()
+            .filter(|&a| a + bytes.len() <= 0x1_0000)
+        else {
+            self.error(
+                lineno,
+                column_of(raw, at),
+                char_len(list) + 5,
+                format!("constant bank 2 has no byte at 0x{address:x}"),
+                Some("an offset under 0x10000"),
+                None,
+            );
+            return;
+        };
+        if let Some((_, bank)) = self.constant2.get_mut(b) {
+            if bank.len() < start + bytes.len() {
+                bank.resize(start + bytes.len(), 0);
+            }
+            bank[start..start + bytes.len()].copy_from_slice(&bytes);
         }
     }
 
@@ -881,6 +956,13 @@ impl Reader {
         let text_at = at + (text_part.len() - text_part.trim_start().len());
         let text = text_part.trim();
         let text = text.strip_suffix(';').unwrap_or(text).trim_end();
+        if let (Section::Data, Some(b), Some(bytes)) =
+            (self.section, self.bank2, text.strip_prefix(".byte"))
+        {
+            // Bank 2's bytes: `/*0000*/ .byte 0x08, 0x00, ...`.
+            self.bank2_bytes(lineno, raw, text_at, b, address, bytes);
+            return;
+        }
         if self.section == Section::Data || text.starts_with('.') {
             // Data bytes (`/*0000*/ .byte 0x01`) outside a code section.
             return;

@@ -593,3 +593,37 @@ fn indirect_branches_are_given_their_commas_in_place() {
         assert_eq!(got.len(), text.len(), "{text}");
     }
 }
+
+/// `nvdisasm` without `-c` prints each kernel's `.nv.constant2` section;
+/// its bytes are the kernel's bank 2 (the section below is the one
+/// `nvdisasm` printed for switch_case.cu on sm_100, where
+/// `cuobjdump -elf` shows the words 0x250, 0x160, 0x240, 0x200, ...).
+#[test]
+fn constant_bank_2_is_read_from_its_section() {
+    let text = "\
+\t.section\t.nv.constant2._Z1kPf,\"a\",@progbits
+\t.sectionflags\t@\"\"
+\t.align\t4
+.nv.constant.optimizer._Z1kPf:
+        /*0000*/ \t.byte\t0x50, 0x02, 0x00, 0x00, 0x60, 0x01, 0x00, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00
+        /*0010*/ \t.byte\t0x20, 0x02
+\t.section\t.text._Z1kPf,\"ax\",@progbits
+\t.align\t128
+        .global         _Z1kPf
+  _Z1kPf:
+        /*0000*/                   EXIT ;
+        /*0010*/                   BRA 0x10;
+";
+    let l = read_ok(text);
+    assert_eq!(l.kernels.len(), 1);
+    assert_eq!(l.constant2.len(), 1);
+    let (name, bytes) = &l.constant2[0];
+    assert_eq!(name, "_Z1kPf");
+    assert_eq!(bytes.len(), 18);
+    assert_eq!(&bytes[..4], &[0x50, 0x02, 0, 0]);
+    assert_eq!(&bytes[16..], &[0x20, 0x02]);
+    // A byte that is not one is an error at its line.
+    let errs = read_errs(&text.replace("0x60, 0x01", "0x60, 0x1zz"));
+    assert_eq!(errs[0].line, 5, "{}", errs[0]);
+    assert!(errs[0].message.contains("0x1zz"), "{}", errs[0]);
+}
