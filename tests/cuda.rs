@@ -255,3 +255,45 @@ fn without_nvcc_the_message_names_the_pip_line() {
     assert!(err.contains("--> k.yaml:4:3"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// For sm_100 nvcc turns the switch of `tests/kernels/switch_case.cu` into
+/// a BRX through a jump table in constant bank 2, which `nvdisasm -c`
+/// does not print: compiled from `cuda:`, the listing gets the bank-2
+/// section too, and the run matches the switch worked in Rust here.
+#[test]
+fn a_switch_compiled_for_sm_100_reads_its_jump_table() {
+    if tools().is_none() {
+        return;
+    }
+    let dir = scratch("switch");
+    let src = include_str!("kernels/switch_case.cu");
+    std::fs::write(dir.join("switch_case.cu"), src).expect("source");
+    std::fs::write(
+        dir.join("s.yaml"),
+        "name: switch sm_100\narch: sm_100\nlaunch: {blocks: 1, block_dim: 32}\n\
+         memory:\n  in: {type: i32, len: 32, init: \"3 * i - 20\"}\n  out: {type: i32, len: 32}\n\
+         args: [in, out, 32]\ncuda: {file: switch_case.cu}\n",
+    )
+    .expect("scenario");
+    let o = run(warpstep(
+        &dir,
+        &["run", "s.yaml", "--format", "json", "--buffers", "out"],
+    ));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let want: Vec<i64> = (0..32i64)
+        .map(|i| {
+            let x = 3 * i - 20;
+            match x & 7 {
+                0 => 10,
+                1 => x * 3,
+                2 => x - 7,
+                3 => x << 2,
+                5 => -x,
+                _ => 0,
+            }
+        })
+        .collect();
+    assert_eq!(v["buffers"]["out"], Value::from(want));
+    let _ = std::fs::remove_dir_all(&dir);
+}

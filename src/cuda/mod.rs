@@ -37,7 +37,7 @@ const MAX_LISTING_BYTES: usize = crate::scenario::file::MAX_FILE_BYTES as usize;
 pub const MAX_SOURCE_BYTES: u64 = 1024 * 1024;
 
 /// Bumped when what the cache holds changes form.
-const CACHE_FORMAT: &str = "warpstep-cuda-listing-1";
+const CACHE_FORMAT: &str = "warpstep-cuda-listing-2";
 
 /// Flags that choose the output or the architecture, which warpstep sets
 /// itself.
@@ -146,7 +146,8 @@ pub struct Request<'a> {
 /// A compiled listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compiled {
-    /// `nvdisasm -c -g -hex` of the cubin, file names cut to the base name.
+    /// `nvdisasm -c -g -hex` of the cubin, file names cut to the base name,
+    /// then its bank-2 sections ([`constant2_sections`]).
     pub listing: String,
     /// Read from the cache: no tool ran.
     pub cache_hit: bool,
@@ -408,9 +409,35 @@ fn build(req: &Request<'_>, tools: &Tools, cache: Option<&Path>) -> Result<Strin
             output,
         });
     }
+    let mut listing = base_names(&disassemble(tools, &dir.0, &["-c", "-g", "-hex"])?);
+    // `-c` leaves out the data sections, among them bank 2, the literal
+    // pool and jump tables (`c[0x2][..]`): they come from a listing of
+    // every section, after the code.
+    let all = disassemble(tools, &dir.0, &["-hex"])?;
+    listing.push_str(&constant2_sections(&all));
+    Ok(listing)
+}
+
+/// The `.nv.constant2.KERNEL` sections of a full nvdisasm listing, each
+/// from its `//-----` heading to the next heading.
+pub fn constant2_sections(full: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in full.split_inclusive('\n') {
+        if line.trim_start().starts_with("//----") {
+            inside = line.contains(".nv.constant2.");
+        }
+        if inside {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `nvdisasm ARGS kernel.cubin` in `dir`: its listing.
+fn disassemble(tools: &Tools, dir: &Path, args: &[&str]) -> Result<String, CudaError> {
     let mut cmd = Command::new(&tools.nvdisasm);
-    cmd.current_dir(&dir.0)
-        .args(["-c", "-g", "-hex", "kernel.cubin"]);
+    cmd.current_dir(dir).args(args).arg("kernel.cubin");
     let ran = tools::run(&mut cmd, TOOL_TIME_LIMIT, MAX_LISTING_BYTES).map_err(|message| {
         CudaError::Tool {
             tool: tools.nvdisasm.display().to_string(),
@@ -431,7 +458,7 @@ fn build(req: &Request<'_>, tools: &Tools, cache: Option<&Path>) -> Result<Strin
             },
         });
     }
-    Ok(base_names(&String::from_utf8_lossy(&ran.stdout)))
+    Ok(String::from_utf8_lossy(&ran.stdout).into_owned())
 }
 
 /// `//## File "/some/dir/kernel.cu", line 4` → `//## File "kernel.cu",

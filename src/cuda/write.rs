@@ -177,7 +177,7 @@ pub fn scenario(req: &WriteRequest<'_>) -> Result<Written, WriteError> {
     );
     let _ = writeln!(y, "# with nvcc ({version}).");
     y.push_str(
-        "# It runs without nvcc: `program:` is nvcc's listing (nvdisasm -c -g -hex) of the\n\
+        "# It runs without nvcc: `program:` is nvcc's listing (nvdisasm -c -g -hex, and bank 2) of the\n\
          # source under `cuda:`, which is shown beside it. What to edit (lines marked EDIT):\n\
          #   launch:  the grid (`blocks`) and block (`block_dim`) size, 1-D or [x, y, z];\n\
          #   memory:  each buffer's `len` (and `init`: an expression of i, or a list);\n\
