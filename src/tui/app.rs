@@ -44,7 +44,7 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -78,10 +78,15 @@ const ABOUT_WIDTH: u16 = 160;
 
 /// Largest count prefix.
 const MAX_COUNT: u64 = 1_000_000_000;
-/// Cycles a fast run (`s`) simulates per tick before looking at the keys.
-const FAST_CHUNK: u64 = 8192;
+/// Wall time a fast run (`s`, a go-to, and runs at the top speed)
+/// simulates per tick before it looks at the keys again.
+pub const TICK_BUDGET: Duration = Duration::from_millis(25);
+/// From this long on, the status line shows a run's progress.
+pub const PROGRESS_AFTER: Duration = Duration::from_millis(250);
 
-/// Run speeds: (milliseconds per tick, cycles per tick, label).
+/// Run speeds: (milliseconds per tick, cycles per tick, label); 0 cycles
+/// per tick is the top speed, paced by wall time ([`TICK_BUDGET`] of
+/// simulation per tick).
 const SPEEDS: &[(u64, u64, &str)] = &[
     (200, 1, "5 cycles/s"),
     (100, 1, "10 cycles/s"),
@@ -93,8 +98,10 @@ const SPEEDS: &[(u64, u64, &str)] = &[
     (16, 256, "16k cycles/s"),
     (16, 1024, "64k cycles/s"),
     (16, 4096, "256k cycles/s"),
+    (0, 0, "max"),
 ];
-const DEFAULT_SPEED: usize = 3;
+/// Runs go as fast as the machine simulates unless slowed down with `-`.
+const DEFAULT_SPEED: usize = SPEEDS.len() - 1;
 
 /// How the app is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,6 +294,10 @@ pub struct App {
     speed: usize,
     message: Option<Message>,
     quit: bool,
+    /// When the run in progress began, and at which cycle.
+    run_began: Option<(Instant, u64)>,
+    /// The goal of the last run started (to word how it ended).
+    last_goal: Option<Goal>,
     // ---- data panes
     data_view: DataView,
     /// The lanes view shows one lane's registers instead of one register.
@@ -328,6 +339,8 @@ impl App {
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
+            run_began: None,
+            last_goal: None,
             data_view: DataView::Panes,
             lane_detail: false,
             lanes_reg: None,
@@ -504,6 +517,15 @@ impl App {
         }
     }
 
+    /// A run that has gone on for [`PROGRESS_AFTER`] or longer: the cycles
+    /// it simulated and the seconds it took so far.
+    pub fn progress(&self) -> Option<(u64, f64)> {
+        let (began, at) = self.run_began?;
+        let took = began.elapsed();
+        (self.is_running() && took >= PROGRESS_AFTER)
+            .then(|| (self.cycle().abs_diff(at), took.as_secs_f64()))
+    }
+
     pub fn should_quit(&self) -> bool {
         self.quit
     }
@@ -642,12 +664,14 @@ impl App {
         let Some(&run) = self.session.run() else {
             return;
         };
-        let budget = if run.fast {
-            FAST_CHUNK
+        let per_tick = SPEEDS[self.speed].1;
+        if run.fast || per_tick == 0 {
+            let stop = self.session.advance_for(TICK_BUDGET);
+            self.said_stop(stop);
+            self.refresh();
         } else {
-            SPEEDS[self.speed].1
-        };
-        self.advance_run(budget);
+            self.advance_run(per_tick);
+        }
     }
 
     /// Advances a run by at most `cycles` cycles, stopping exactly at the
@@ -674,10 +698,39 @@ impl App {
 
     /// Says how a run stopped, if it did.
     fn said_stop(&mut self, stop: Option<Stop>) {
+        let Some(stop) = stop else {
+            return;
+        };
+        let goal = self.last_goal;
+        let took = self.run_began.take().map(|(t, _)| t.elapsed());
         match stop {
-            Some(Stop::Reached(hit)) => self.say(MessageKind::Info, hit.text),
-            Some(Stop::Halted) => self.say_end(),
-            None => {}
+            Stop::Reached(hit) => self.say(MessageKind::Info, hit.text),
+            Stop::Arrived(c) => {
+                if let Some(t) = took.filter(|t| *t >= PROGRESS_AFTER) {
+                    let text = format!("at cycle {c} after {:.1} s", t.as_secs_f64());
+                    self.say(MessageKind::Info, text);
+                }
+            }
+            Stop::Halted => match goal.and_then(Goal::sought) {
+                Some(what) => self.say_none_found(&what),
+                None => self.say_end(),
+            },
+        }
+    }
+
+    /// A run to a goal that met none before the machine halted.
+    fn say_none_found(&mut self, what: &str) {
+        let m = self.session.machine();
+        let c = m.cycle();
+        match m.error() {
+            Some(e) => {
+                let text = format!("no {what} before the run stopped at cycle {c}: {e}");
+                self.say(MessageKind::Error, text);
+            }
+            None => {
+                let text = format!("no {what} until the end (cycle {c})");
+                self.say(MessageKind::Warn, text);
+            }
         }
     }
 
@@ -867,10 +920,10 @@ impl App {
         }
     }
 
+    /// Goes to cycle `target` (the end for `u64::MAX`): a run to the cycle,
+    /// advanced in ticks while animating, so it can be watched and stopped.
     fn goto(&mut self, target: u64) {
-        if !self.session.goto(target) {
-            self.say_end();
-        }
+        self.start(Goal::Cycle(target), 1, true);
     }
 
     fn prompt_key(&mut self, key: KeyEvent) {
@@ -908,12 +961,17 @@ impl App {
                 );
                 return;
             }
-            Ok(started) if started != goal => self.say(
-                MessageKind::Warn,
-                "no breakpoints (b sets one at the cursor): running to the end".into(),
-            ),
+            Err(Refused::NoBreakpoint) => {
+                self.say(
+                    MessageKind::Warn,
+                    "no breakpoint set (b sets one at the cursor)".into(),
+                );
+                return;
+            }
             Ok(_) => {}
         }
+        self.last_goal = Some(goal);
+        self.run_began = Some((Instant::now(), self.cycle()));
         if !self.animate {
             self.finish_run();
         } else if fast {

@@ -6,12 +6,12 @@
 //! | `p`, `Left` | one cycle back |
 //! | `1`..`9`, then digits | count prefix: `10n` ten cycles forward, `5p` five back, `3s`, `2d`... |
 //! | `s` | step until the focused warp issues |
-//! | `c` | run until an instruction with a breakpoint issues (or the end) |
+//! | `c` | run until an instruction with a breakpoint issues (none set: says so) |
 //! | `d` | run until a branch diverges |
 //! | `r` | run until lanes reconverge |
 //! | `e` | run to the end |
-//! | `+` / `-` | faster / slower runs |
-//! | any other key | stops a run (`q` and `Ctrl-C` still quit) |
+//! | `+` / `-` | faster / slower runs (the top speed, the default, is paced by wall time) |
+//! | `Esc`, any other key | stops a run or a go-to (`q` and `Ctrl-C` still quit) |
 //! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
 //! | `End`, `G` | jump to the end of the run |
 //! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |
@@ -65,7 +65,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("r", "run to reconvergence"),
     ("e", "run to the end"),
     ("+ -", "faster / slower runs"),
-    ("any key", "stops a run"),
+    ("Esc, any key", "stops a run or a go-to"),
     ("g", "go to cycle: g N Enter"),
     ("End G", "jump to the end"),
     ("R Home", "restart at cycle 0"),

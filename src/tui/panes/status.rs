@@ -54,9 +54,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
     if let Some(run) = app.run() {
         let speed = if run.fast { "fast" } else { app.speed_label() };
+        // A run that takes a while says how far it got and how fast.
+        let progress = app.progress().map_or(String::new(), |(done, secs)| {
+            let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+            format!(
+                " · {} cycles in {secs:.1} s ({}/s)",
+                super::group_digits(done),
+                super::group_digits(rate as u64)
+            )
+        });
         state(
             format!(
-                "{} running {} · {speed} · any key stops",
+                "{} running {}{progress} · {speed} · Esc stops, q quits",
                 g.focus,
                 run.goal.describe()
             ),

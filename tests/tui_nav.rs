@@ -1,0 +1,141 @@
+//! Finding one's way in the real binary, in a real terminal (tmux, as in
+//! `tui_e2e.rs`): long operations show their progress and stop at once.
+//!
+//! Without tmux the tests are skipped with a message (they fail instead
+//! when `WARPSTEP_REQUIRE_ALL_TESTS=1`).
+
+mod support;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{BIN, Session, have_tmux, status_cycle};
+
+/// One warp on a branch to itself, with the largest cycle limit a scenario
+/// may ask for: going to the end would take hours.
+const SPIN: &str = "name: spin\nlaunch: {threads: 32}\nmachine: {max_cycles: 10000000000}\n\
+                    program: |\n  loop:\n  BRA loop\n  EXIT\n";
+
+/// A tmux server of its own with one session running `warpstep ARGS` in
+/// the test's directory, under a shell that reports how it ended.
+fn start(name: &str, args: &[&str]) -> Session {
+    let s = Session::new("nav", Some(name)).without_env("NO_COLOR");
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let script = format!(
+        "#!/bin/sh\ncd '{dir}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' {args}\n\
+         echo \"DONE rc=$?\"\nexec sleep 600\n",
+        dir = s.dir.display(),
+        args = quoted.join(" "),
+    );
+    let path = s.dir.join("run.sh");
+    std::fs::write(&path, script).expect("script");
+    s.new_session(&format!("sh '{}'", path.display()));
+    s
+}
+
+fn alive(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The spin scenario's stepper, at cycle 0.
+fn spin_stepper(name: &str) -> (Session, String) {
+    let s = start(name, &["spin.yaml"]);
+    std::fs::write(s.dir.join("spin.yaml"), SPIN).expect("scenario");
+    // The script may have started before the file was there: it is read
+    // when warpstep starts, so start it again if it missed it.
+    let pid = s.pid();
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    (s, pid)
+}
+
+#[test]
+fn q_during_a_jump_to_the_end_of_an_endless_loop_quits_within_a_second() {
+    if !have_tmux() {
+        return;
+    }
+    let (s, pid) = spin_stepper("g_then_q");
+    s.keys(&["G"]);
+    // After a quarter second the status line shows how far the run got.
+    let running = s.wait_for_moving("the progress of the run", |scr| {
+        scr.contains("running to the end") && scr.contains("cycles in") && scr.contains("/s)")
+    });
+    assert!(status_cycle(&running).is_some_and(|c| c > 0), "{running}");
+    assert!(alive(&pid));
+    let sent = Instant::now();
+    s.keys(&["q"]);
+    while alive(&pid) && sent.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let took = sent.elapsed();
+    assert!(!alive(&pid), "still running 5 s after q");
+    assert!(took < Duration::from_secs(1), "q took {took:?}");
+    let done = s.wait_for("the shell", |scr| scr.contains("DONE rc="));
+    assert!(done.contains("DONE rc=0"), "{done}");
+}
+
+#[test]
+fn esc_stops_a_run_where_it_is_and_the_stepper_goes_on() {
+    if !have_tmux() {
+        return;
+    }
+    let (s, pid) = spin_stepper("esc");
+    s.keys(&["e"]);
+    s.wait_for_moving("the run under way", |scr| {
+        scr.contains("running to the end")
+    });
+    let sent = Instant::now();
+    s.keys(&["Escape"]);
+    let stopped = s.wait_for("the run stopped", |scr| scr.contains("stopped at cycle"));
+    assert!(sent.elapsed() < Duration::from_secs(2));
+    let at = status_cycle(&stopped).expect("a cycle");
+    assert!(at > 0, "{stopped}");
+    assert!(
+        stopped.contains(&format!("stopped at cycle {at}")),
+        "{stopped}"
+    );
+    // Still live: a step moves one cycle on.
+    s.keys(&["n"]);
+    s.wait_for("one cycle on", |scr| status_cycle(scr) == Some(at + 1));
+    assert!(alive(&pid));
+    s.keys(&["q"]);
+    s.wait_for("the shell", |scr| scr.contains("DONE rc=0"));
+}
+
+/// An animating stepper on built-in `name` after `script`, its run ticked
+/// to the end as the event loop would (no waiting between ticks at the
+/// top speed); the wall time the run took.
+fn animated_run(name: &str, script: &str) -> (warpstep::tui::App, Duration) {
+    use warpstep::tui::{App, Options, keys::parse_keys};
+    let opts = Options {
+        animate: true,
+        ..Options::default()
+    };
+    let sc = std::sync::Arc::new(warpstep::builtin::resolve(name).expect("built-in"));
+    let mut a = App::new(sc, opts).expect("links");
+    let t = Instant::now();
+    for k in parse_keys(script).expect("keys") {
+        a.handle_key(k);
+    }
+    while a.is_running() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(a.tick_interval());
+        a.tick();
+    }
+    (a, t.elapsed())
+}
+
+#[test]
+fn runs_at_the_default_speed_reach_the_first_divergence_of_every_builtin_within_a_second() {
+    // divergent-loop: w0's `@P0 BRA loop` diverges in cycle 412 (see
+    // tui_app.rs), at 60 cycles a second that took 7 s.
+    let (a, took) = animated_run("divergent-loop", "d");
+    assert_eq!(a.cycle(), 413);
+    assert!(took < Duration::from_millis(500), "{took:?}");
+    for name in warpstep::builtin::names() {
+        let (a, took) = animated_run(name, "d");
+        assert!(!a.is_running(), "{name}");
+        assert!(took < Duration::from_secs(1), "{name}: {took:?}");
+    }
+}
