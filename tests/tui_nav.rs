@@ -139,3 +139,95 @@ fn runs_at_the_default_speed_reach_the_first_divergence_of_every_builtin_within_
         assert!(took < Duration::from_secs(1), "{name}: {took:?}");
     }
 }
+
+/// A headless stepper on divergent-loop after `script`. Its listing (from
+/// `warpstep run divergent-loop`): 0000 S2R, 0010 IMAD, 0020 LDG.E,
+/// 0030 MOV R2, 0040 MOV R1, 0050 `loop:` FFMA, 0060 IADD3, 0070 ISETP,
+/// 0080 @P0 BRA loop, 0090 IMAD, 00a0 STG.E, 00b0 EXIT.
+fn after(script: &str) -> warpstep::tui::App {
+    use warpstep::tui::{App, Options, keys::parse_keys};
+    let sc = std::sync::Arc::new(warpstep::builtin::resolve("divergent-loop").expect("built-in"));
+    let mut a = App::new(sc, Options::default()).expect("links");
+    for k in parse_keys(script).expect("keys") {
+        a.handle_key(k);
+    }
+    a
+}
+
+fn message(a: &warpstep::tui::App) -> String {
+    a.message().map(|m| m.text.clone()).unwrap_or_default()
+}
+
+#[test]
+fn search_finds_the_next_match_from_the_cursor_and_wraps() {
+    use warpstep::tui::app::Pane;
+    // IMAD is at 0010 (pc 1) and 0090 (pc 9).
+    let a = after("/ imad <Enter>");
+    assert_eq!(a.cursor(), 1);
+    assert_eq!(a.focus(), Pane::Program);
+    assert!(!a.follows());
+    assert_eq!(
+        message(&a),
+        "\"imad\" 1 of 2: /*0010*/ IMAD R4, R0, 4, c[0x0][0x160] (o next, O previous)"
+    );
+    assert_eq!(after("/ imad <Enter> o").cursor(), 9);
+    // After the last, the first again.
+    let a = after("/ imad <Enter> o o");
+    assert_eq!(a.cursor(), 1);
+    assert!(message(&a).contains("1 of 2, wrapped"), "{}", message(&a));
+    // Backwards from pc 1: wraps to pc 9.
+    assert_eq!(after("/ IMAD <Enter> O").cursor(), 9);
+    // A label matches its instruction: `loop` names 0050 (pc 5), and the
+    // BRA at 0080 (pc 8) names it in its text.
+    assert_eq!(after("/ loop <Enter>").cursor(), 5);
+    assert_eq!(after("/ loop <Enter> o").cursor(), 8);
+    // Nothing found: said, the cursor stays.
+    let a = after("/ HMMA <Enter>");
+    assert_eq!(a.cursor(), 0);
+    assert_eq!(message(&a), "no instruction or label matches \"HMMA\"");
+    // `o` before any search.
+    assert!(message(&after("o")).starts_with("no search yet"));
+    // Keys typed in the prompt are text, not commands: `q` does not quit.
+    let a = after("/ q <Esc>");
+    assert!(!a.should_quit());
+    assert_eq!(a.prompt(), None);
+}
+
+#[test]
+fn colon_goes_to_an_address_or_a_label() {
+    use warpstep::tui::app::Pane;
+    for (text, pc) in [
+        ("0x40", 4),
+        ("40", 4),
+        ("/*0040*/", 4),
+        ("loop", 5),
+        ("LOOP", 5),
+        ("0xb0", 11),
+    ] {
+        let a = after(&format!(": {text} <Enter>"));
+        assert_eq!(a.cursor(), pc, "{text}");
+        assert_eq!(a.focus(), Pane::Program);
+    }
+    assert_eq!(
+        message(&after(": loop <Enter>")),
+        "/*0050*/ (loop) FFMA R1, R1, 1.5, 1.0"
+    );
+    // 12 instructions: the last is at 0x0b0.
+    assert_eq!(
+        message(&after(": 0xc0 <Enter>")),
+        "go to \"0xc0\": past the program's last instruction, /*00b0*/"
+    );
+    assert!(message(&after(": 0x44 <Enter>")).contains("multiples of 0x10 (0x40 or 0x50)"));
+    assert_eq!(
+        message(&after(": nowhere <Enter>")),
+        "go to \"nowhere\": no such label or hex address (labels: loop; addresses /*0000*/../*00b0*/)"
+    );
+}
+
+#[test]
+fn unknown_keys_say_so() {
+    assert_eq!(message(&after("z")), "unknown key z \u{2014} ? for help");
+    // Esc and known keys say nothing of the kind.
+    assert!(!message(&after("<Esc>")).contains("unknown"));
+    assert!(!message(&after("n")).contains("unknown"));
+}

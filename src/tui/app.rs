@@ -53,6 +53,8 @@ use ratatui::widgets::Clear;
 
 #[path = "app_data.rs"]
 mod data;
+#[path = "app_nav.rs"]
+mod nav;
 
 use super::keys;
 use super::panes::{self, addr};
@@ -165,6 +167,17 @@ impl Pane {
     fn prev(self) -> Pane {
         Pane::ORDER[(self.index() + Pane::ORDER.len() - 1) % Pane::ORDER.len()]
     }
+}
+
+/// What an open prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `g`: a cycle.
+    Cycle,
+    /// `/`: text to find in the program.
+    Search,
+    /// `:`: an address or a label.
+    Pc,
 }
 
 /// A window drawn over the panes.
@@ -290,6 +303,9 @@ pub struct App {
     follow: bool,
     count: Option<u64>,
     prompt: Option<String>,
+    prompt_kind: PromptKind,
+    /// The last `/` search.
+    search: Option<String>,
     overlay: Overlay,
     speed: usize,
     message: Option<Message>,
@@ -335,6 +351,8 @@ impl App {
             follow: true,
             count: None,
             prompt: None,
+            prompt_kind: PromptKind::Cycle,
+            search: None,
             overlay: Overlay::None,
             speed: DEFAULT_SPEED,
             message: None,
@@ -595,7 +613,7 @@ impl App {
             KeyCode::Char('-' | '_') => self.slower(),
             KeyCode::Char('g') => match count {
                 Some(c) => self.goto(c),
-                None => self.prompt = Some(String::new()),
+                None => self.open_prompt(PromptKind::Cycle),
             },
             KeyCode::End | KeyCode::Char('G') => self.goto(u64::MAX),
             KeyCode::Home | KeyCode::Char('R') => {
@@ -652,7 +670,21 @@ impl App {
             KeyCode::Char('?') => self.toggle_overlay(Overlay::Help),
             KeyCode::Char('i') => self.toggle_overlay(Overlay::About),
             KeyCode::Char('q') => self.quit = true,
-            _ => {}
+            KeyCode::Char('/') => self.open_prompt(PromptKind::Search),
+            KeyCode::Char(':') => self.open_prompt(PromptKind::Pc),
+            KeyCode::Char('o') => self.search_again(true),
+            KeyCode::Char('O') => self.search_again(false),
+            KeyCode::Esc => {}
+            other => {
+                let name = match other {
+                    KeyCode::Char(c) => clean_key(c),
+                    k => format!("{k:?}"),
+                };
+                self.say(
+                    MessageKind::Warn,
+                    format!("unknown key {name} \u{2014} ? for help"),
+                );
+            }
         }
         self.refresh();
     }
@@ -927,21 +959,41 @@ impl App {
     }
 
     fn prompt_key(&mut self, key: KeyEvent) {
+        let kind = self.prompt_kind;
         let Some(text) = self.prompt.as_mut() else {
             return;
         };
         match key.code {
-            KeyCode::Char(d @ '0'..='9') if text.len() < 12 => text.push(d),
+            KeyCode::Char(d @ '0'..='9') if kind == PromptKind::Cycle && text.len() < 12 => {
+                text.push(d)
+            }
+            KeyCode::Char(c)
+                if kind != PromptKind::Cycle
+                    && !c.is_control()
+                    && text.chars().count() < nav::PROMPT_MAX =>
+            {
+                text.push(c)
+            }
             KeyCode::Backspace => {
                 text.pop();
             }
             KeyCode::Esc => self.prompt = None,
             KeyCode::Enter => {
-                let target = text.parse::<u64>().ok();
-                self.prompt = None;
-                if let Some(t) = target {
-                    self.message = None;
-                    self.goto(t);
+                let text = self.prompt.take().unwrap_or_default();
+                self.message = None;
+                match kind {
+                    PromptKind::Cycle => {
+                        if let Ok(t) = text.parse::<u64>() {
+                            self.goto(t);
+                        }
+                    }
+                    PromptKind::Search => {
+                        if !text.is_empty() {
+                            self.search = Some(text.clone());
+                        }
+                        self.search(&text, true);
+                    }
+                    PromptKind::Pc => self.go_to_pc(&text),
                 }
             }
             _ => {}
@@ -1160,6 +1212,15 @@ fn source_rows(sc: &Scenario) -> Vec<SourcePos> {
         rows.extend(lines.into_iter().map(|line| SourcePos { file, line }));
     }
     rows
+}
+
+/// A typed character as a status line names it: visible, or escaped.
+fn clean_key(c: char) -> String {
+    if c.is_control() || c.is_whitespace() {
+        c.escape_default().to_string()
+    } else {
+        crate::text::clean(&c.to_string())
+    }
 }
 
 /// A `w` x `h` rectangle in the middle of `area`.

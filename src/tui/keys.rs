@@ -22,6 +22,9 @@
 //! | `Tab` / `Shift-Tab` | focus the next / previous pane |
 //! | `w` / `W` | focus the next / previous warp |
 //! | `.` / `,` (`>` / `<`) | select the next / previous lane (lane pane: its registers) |
+//! | `/` | search the program's text and labels (type, `Enter`): the cursor goes to the next match |
+//! | `o` / `O` | the next / previous match of the last search, wrapping around |
+//! | `:` | go to an address (`0x40`, `40`, `/*0040*/`) or a label, in the program pane |
 //! | `i` | about: the scenario's description and machine |
 //! | `?` | help: this table |
 //! | `Esc` | close a window, clear a count |
@@ -76,6 +79,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("Tab S-Tab", "next / previous pane"),
     ("w W", "next / previous warp"),
     (". , > <", "next / previous lane"),
+    ("/ o O", "search; next / previous"),
+    (":", "go to address or label"),
     ("i", "about the scenario"),
     ("?", "this help"),
     ("Esc", "close, clear the count"),

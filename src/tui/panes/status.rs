@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::ready_queue::policy_name;
 use super::{fit, width};
 use crate::scenario::Convergence;
-use crate::tui::app::{App, MessageKind};
+use crate::tui::app::{App, MessageKind, PromptKind};
 use crate::tui::theme::{Role, clean};
 
 /// A field: its text, style, the narrowest it may be cut to (0: it is
@@ -43,8 +43,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         })
     };
     if let Some(p) = app.prompt() {
+        let ask = match app.prompt_kind() {
+            Some(PromptKind::Search) => "search the program: /",
+            Some(PromptKind::Pc) => "go to address or label: :",
+            _ => "go to cycle: ",
+        };
         state(
-            format!("go to cycle: {p}_  (Enter, Esc)"),
+            format!("{ask}{}_  (Enter, Esc)", clean(p)),
             Role::Key,
             16,
             200,
