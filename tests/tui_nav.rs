@@ -231,3 +231,71 @@ fn unknown_keys_say_so() {
     assert!(!message(&after("<Esc>")).contains("unknown"));
     assert!(!message(&after("n")).contains("unknown"));
 }
+
+#[test]
+fn conditional_breakpoints_stop_only_when_their_condition_holds() {
+    // The cursor on 0080 `@P0 BRA loop` (pc 8), then `B` and a condition.
+    let bra = "<Tab> 8j";
+    // Plain, the first warp to issue it stops the run: w0.
+    let a = after(&format!("{bra} b c"));
+    assert!(
+        message(&a).starts_with("breakpoint: w0 issued /*0080*/"),
+        "{}",
+        message(&a)
+    );
+    // Only w2's issue stops it; the three others issued it before (lrr
+    // order: w0, w1 then w2 reach it first in the first trip).
+    let a = after(&format!("{bra} B w2 <Enter> c"));
+    assert!(
+        message(&a).starts_with("breakpoint: w2 issued /*0080*/"),
+        "{}",
+        message(&a)
+    );
+    assert_eq!(a.pc_counters()[8].executions, 3);
+    // Trip counts 1..8 per lane: in its first trip a warp's 32 lanes are
+    // active at the BRA; in its second the 4 lanes with a trip count of
+    // 1 have left, 28 remain: `active<32` stops at the first second trip.
+    let a = after(&format!("{bra} B active<lt>32 <Enter> c"));
+    let last = a
+        .machine()
+        .issues()
+        .iter()
+        .find(|r| r.pc == 8 && !r.dispatch_stall)
+        .cloned();
+    let r = last.expect("the BRA issued");
+    assert_eq!(r.active.count_ones(), 28);
+    assert_eq!(a.pc_counters()[8].executions, 5);
+    // R2 counts the trips (IADD3 R2, R2, 1 at 0060): R2==3 at that
+    // IADD3 stops at its third issue by w0, the 9th over the four warps.
+    let a = after("<Tab> 6j B R2==3 <Enter> c");
+    assert!(
+        message(&a).starts_with("breakpoint: w0 issued /*0060*/"),
+        "{}",
+        message(&a)
+    );
+    assert_eq!(a.pc_counters()[6].executions, 9);
+    // The gutter shows `?`, and `b` clears it.
+    let a = after(&format!("{bra} B div <Enter>"));
+    assert_eq!(
+        message(&a),
+        "breakpoint at /*0080*/ if div set (b clears it)"
+    );
+    let screen = warpstep::tui::buffer_text(&warpstep::tui::render_to_buffer(&a, 100, 30));
+    // Gutter: breakpoint mark, issued mark, focused warp's pc, then the address.
+    assert!(screen.contains("┃?  /*0080*/ @P0 BRA loop"), "{screen}");
+    let a = after(&format!("{bra} B div <Enter> b c"));
+    assert!(
+        message(&a).starts_with("no breakpoint set"),
+        "{}",
+        message(&a)
+    );
+    // A condition that does not parse says what would.
+    let a = after(&format!("{bra} B active<lt>0 <Enter>"));
+    assert_eq!(
+        message(&a),
+        "condition \"active<0\": the count after `active<` must be a number from 1 to 64; give one of \
+         w3 (that warp), active<8 (fewer active lanes), div (the issue diverges), R2==5 (a register \
+         value in an active lane)"
+    );
+    assert!(a.conditions().is_empty());
+}

@@ -95,7 +95,7 @@ pub fn hit(m: &Machine, breakpoints: &Breakpoints, goal: Goal) -> Option<Hit> {
         Goal::Issue(w) => issued
             .find(|r| r.warp == w)
             .map(|r| (r, format!("w{w} issued {} {}", addr(r.pc), text(r.pc)))),
-        Goal::Breakpoint => issued.find(|r| breakpoints.contains(r.pc)).map(|r| {
+        Goal::Breakpoint => issued.find(|r| breakpoints.stops(m, r)).map(|r| {
             let t = format!(
                 "breakpoint: w{} issued {} {}",
                 r.warp,

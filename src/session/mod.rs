@@ -22,7 +22,7 @@ pub mod timeline;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use breakpoints::Breakpoints;
+pub use breakpoints::{Breakpoints, Condition};
 pub use goal::{Goal, Hit, Run};
 pub use timeline::{CycleSample, Timeline};
 
@@ -113,6 +113,18 @@ impl Session {
     /// Sets or clears the breakpoint at `pc`; true if it is set now.
     pub fn toggle_breakpoint(&mut self, pc: u32) -> bool {
         self.breakpoints.toggle(pc)
+    }
+
+    /// Sets a conditional breakpoint at `pc`, or with `None` clears the
+    /// one there (true if there was one).
+    pub fn set_condition(&mut self, pc: u32, cond: Option<Condition>) -> bool {
+        match cond {
+            Some(c) => {
+                self.breakpoints.set_condition(pc, c);
+                true
+            }
+            None => self.breakpoints.clear_condition(pc),
+        }
     }
 
     /// Sets or clears the breakpoint on source line `line` of file `file`

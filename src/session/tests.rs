@@ -307,3 +307,28 @@ fn a_timed_run_to_a_far_cycle_comes_back_within_its_budget() {
     assert!(direct.goto(reached));
     assert_eq!(fingerprint(&s), fingerprint(&direct));
 }
+
+#[test]
+fn conditions_parse_or_say_what_is_wrong() {
+    use super::breakpoints::Condition as C;
+    assert_eq!(C::parse("w3"), Ok(C::Warp(3)));
+    assert_eq!(C::parse(" active < 8 "), Ok(C::ActiveBelow(8)));
+    assert_eq!(C::parse("DIV"), Ok(C::Diverged));
+    assert_eq!(C::parse("R2==5"), Ok(C::RegEquals(2, 5)));
+    assert_eq!(C::parse("r2 == -1"), Ok(C::RegEquals(2, u32::MAX)));
+    assert_eq!(C::parse("R1==0x3f800000"), Ok(C::RegEquals(1, 0x3f80_0000)));
+    for (bad, why) in [
+        ("", "empty"),
+        ("R2=5", "`R<n>==<value>`"),
+        ("R255==0", "RZ is always 0"),
+        ("R999==0", "R0..R254"),
+        ("R2==99999999999", "32-bit integer"),
+        ("active<65", "from 1 to 64"),
+        ("wx", "`w` and its number"),
+        ("sometimes", "not a condition"),
+    ] {
+        let e = C::parse(bad).expect_err(bad);
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    assert_eq!(C::RegEquals(2, u32::MAX).to_string(), "R2==-1");
+}

@@ -178,6 +178,8 @@ pub enum PromptKind {
     Search,
     /// `:`: an address or a label.
     Pc,
+    /// `B`: a breakpoint's condition.
+    Condition,
 }
 
 /// A window drawn over the panes.
@@ -624,6 +626,7 @@ impl App {
                 self.toggle_line_breakpoint();
             }
             KeyCode::Char('b') => self.toggle_breakpoint(),
+            KeyCode::Char('B') => self.open_prompt(PromptKind::Condition),
             KeyCode::Enter if self.focus == Pane::Program => self.toggle_breakpoint(),
             KeyCode::Up | KeyCode::Char('k') => self.move_in_pane(-(n as i64)),
             KeyCode::Down | KeyCode::Char('j') => self.move_in_pane(n as i64),
@@ -994,6 +997,7 @@ impl App {
                         self.search(&text, true);
                     }
                     PromptKind::Pc => self.go_to_pc(&text),
+                    PromptKind::Condition => self.set_condition(&text),
                 }
             }
             _ => {}
@@ -1061,6 +1065,36 @@ impl App {
                 format!("breakpoint at {} cleared", addr(pc)),
             );
         }
+    }
+
+    /// `B` then a condition: a conditional breakpoint at the cursor; an
+    /// empty condition clears the one there.
+    fn set_condition(&mut self, text: &str) {
+        let pc = self.cursor;
+        if text.trim().is_empty() {
+            let text = if self.session.set_condition(pc, None) {
+                format!("conditional breakpoint at {} cleared", addr(pc))
+            } else {
+                format!("no conditional breakpoint at {} to clear", addr(pc))
+            };
+            self.say(MessageKind::Info, text);
+            return;
+        }
+        match crate::session::Condition::parse(text) {
+            Ok(c) => {
+                self.session.set_condition(pc, Some(c));
+                self.say(
+                    MessageKind::Info,
+                    format!("breakpoint at {} if {c} set (b clears it)", addr(pc)),
+                );
+            }
+            Err(e) => self.say(MessageKind::Error, e),
+        }
+    }
+
+    /// The conditional breakpoints, by pc.
+    pub fn conditions(&self) -> &std::collections::BTreeMap<u32, crate::session::Condition> {
+        self.session.breakpoints().conditions()
     }
 
     /// Sets or clears the breakpoint on the source cursor's line.

@@ -16,6 +16,7 @@
 //! | `End`, `G` | jump to the end of the run |
 //! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |
 //! | `b` | toggle a breakpoint at the listing cursor (`Enter` too, in the program pane); in the source pane, on the cursor's source line |
+//! | `B` | a conditional breakpoint at the listing cursor (`?` in the gutter): type `w3` (that warp issues it), `active<8` (with fewer active lanes), `div` (the issue diverges) or `R2==5` (the register holds the value in an active lane), `Enter`; empty clears it, `b` too |
 //! | `Up`/`Down`, `k`/`j` | in the program pane: move the cursor; source pane: the source line (the listing cursor goes to its first instruction); lane pane: lane; else: warp |
 //! | `PageUp`/`PageDown` | cursor up or down a page |
 //! | `f` | the listing cursor follows the focused warp again |
@@ -73,6 +74,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("End G", "jump to the end"),
     ("R Home", "restart at cycle 0"),
     ("b", "breakpoint at cursor"),
+    ("B", "if w3 active<8 div R2==5"),
     ("Up Down k j", "cursor/warp/lane by pane"),
     ("PgUp PgDn", "cursor by a page"),
     ("f", "cursor follows the warp"),

@@ -46,6 +46,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         let ask = match app.prompt_kind() {
             Some(PromptKind::Search) => "search the program: /",
             Some(PromptKind::Pc) => "go to address or label: :",
+            Some(PromptKind::Condition) => "break here if (w3, active<8, div, R2==5): ",
             _ => "go to cycle: ",
         };
         state(
