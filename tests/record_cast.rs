@@ -290,6 +290,11 @@ fn animated_session() -> (String, App) {
         app.handle_key(k);
     };
     let k = |s: &str| parse_keys(s).unwrap()[0];
+    // Seven `-` from the top speed: 60 cycles/s, one cycle a tick.
+    for _ in 0..7 {
+        key(&mut rec, &mut app, k("-"), 0.2);
+    }
+    assert_eq!(app.speed_label(), "60 cycles/s");
     // `e` runs to the end at 60 cycles/s; a key stops it after 7 ticks.
     key(&mut rec, &mut app, k("e"), 0.3);
     frame(&mut rec, &app, 0.3);

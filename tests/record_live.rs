@@ -55,6 +55,11 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
     }
     s.tmux(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
     s.wait_for("the full layout", |scr| scr.contains("Lanes · "));
+    // Seven `-` from the top speed: 60 cycles/s.
+    for _ in 0..7 {
+        s.keys(&["-"]);
+    }
+    s.wait_for("the speed", |scr| scr.contains("run speed 60 cycles/s"));
     // An animated run to the end (60 cycles/s), stopped part way.
     s.keys(&["e"]);
     s.wait_for_moving("the run under way", |scr| {
@@ -86,7 +91,7 @@ fn an_interactive_recording_replays_to_where_a_key_stopped_a_run() {
             _ => None,
         })
         .collect();
-    assert_eq!(inputs, vec![1; 6], "n n Right e x q");
+    assert_eq!(inputs, vec![1; 13], "n n Right - - - - - - - e x q");
     assert!(
         c.events
             .iter()

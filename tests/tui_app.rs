@@ -186,10 +186,30 @@ fn runs_stop_at_divergence_reconvergence_breakpoint_and_end() {
     assert!(a.machine().issues().iter().any(|r| r.pc == 9));
     keys(&mut a, "c");
     assert_eq!(a.pc_counters()[9].executions, 2);
-    // Toggling it off again: `c` then runs to the end.
+    // Toggling it off again: `c` has nothing to stop at and says so,
+    // staying where it is.
+    let at = a.cycle();
     keys(&mut a, "b c");
-    assert_eq!(a.cycle(), 540);
+    assert_eq!(a.cycle(), at);
+    assert!(!a.is_running());
+    assert!(
+        a.message()
+            .is_some_and(|m| m.text.starts_with("no breakpoint set")),
+        "{:?}",
+        a.message()
+    );
     assert_eq!(after("e").cycle(), 540);
+    // `warpstep run divergent-loop`: 28 divergent branches, 540 cycles.
+    // Past the 28th, `d` runs to the end and says it found none.
+    let a = after("28d");
+    assert!(a.cycle() < 540);
+    assert!(a.machine().issues().iter().any(|r| r.diverged));
+    let a = after("28d d");
+    assert_eq!(a.cycle(), 540);
+    assert_eq!(
+        a.message().map(|m| m.text.as_str()),
+        Some("no divergence until the end (cycle 540)")
+    );
 }
 
 #[test]
@@ -227,10 +247,12 @@ fn any_key_stops_a_run_and_speed_keys_do_not() {
         ..Options::default()
     };
     let mut a = app_opts("divergent-loop", opts);
-    keys(&mut a, "e");
+    // From the top speed (paced by wall time) down to 60 cycles/s.
+    keys(&mut a, "- - - - - - - e");
     a.tick();
     a.tick();
     let at = a.cycle();
+    assert_eq!(at, 2);
     assert!(at > 0 && at < 540);
     keys(&mut a, "+ -");
     assert!(a.is_running());

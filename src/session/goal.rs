@@ -19,6 +19,10 @@ pub enum Goal {
     Reconvergence,
     /// The run halts.
     End,
+    /// The machine reaches this cycle (or halts before it). A target
+    /// before the current cycle is reached by re-simulating from a
+    /// checkpoint.
+    Cycle(u64),
 }
 
 impl Goal {
@@ -30,6 +34,20 @@ impl Goal {
             Goal::Divergence => "to a divergence".into(),
             Goal::Reconvergence => "to a reconvergence".into(),
             Goal::End => "to the end".into(),
+            Goal::Cycle(u64::MAX) => "to the end".into(),
+            Goal::Cycle(c) => format!("to cycle {c}"),
+        }
+    }
+
+    /// `divergence`: what a run to the goal looks for, for a message saying
+    /// it found none (`None` for goals that only move in time).
+    pub fn sought(self) -> Option<String> {
+        match self {
+            Goal::Issue(w) => Some(format!("issue of w{w}")),
+            Goal::Breakpoint => Some("breakpoint hit".into()),
+            Goal::Divergence => Some("divergence".into()),
+            Goal::Reconvergence => Some("reconvergence".into()),
+            Goal::End | Goal::Cycle(_) => None,
         }
     }
 }
@@ -77,7 +95,7 @@ pub fn hit(m: &Machine, breakpoints: &Breakpoints, goal: Goal) -> Option<Hit> {
         Goal::Issue(w) => issued
             .find(|r| r.warp == w)
             .map(|r| (r, format!("w{w} issued {} {}", addr(r.pc), text(r.pc)))),
-        Goal::Breakpoint => issued.find(|r| breakpoints.contains(r.pc)).map(|r| {
+        Goal::Breakpoint => issued.find(|r| breakpoints.stops(m, r)).map(|r| {
             let t = format!(
                 "breakpoint: w{} issued {} {}",
                 r.warp,
@@ -105,7 +123,7 @@ pub fn hit(m: &Machine, breakpoints: &Breakpoints, goal: Goal) -> Option<Hit> {
             );
             (r, t)
         }),
-        Goal::End => None,
+        Goal::End | Goal::Cycle(_) => None,
     }?;
     Some(Hit {
         goal,

@@ -20,8 +20,9 @@ pub mod goal;
 pub mod timeline;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-pub use breakpoints::Breakpoints;
+pub use breakpoints::{Breakpoints, Condition};
 pub use goal::{Goal, Hit, Run};
 pub use timeline::{CycleSample, Timeline};
 
@@ -41,6 +42,8 @@ pub enum Refused {
     Halted,
     /// A run until this warp issues, but it has exited.
     WarpExited(u32),
+    /// A run to a breakpoint, but none is set.
+    NoBreakpoint,
 }
 
 /// How a run ended.
@@ -50,6 +53,8 @@ pub enum Stop {
     Reached(Hit),
     /// The machine halted first: finished, or stopped on an error.
     Halted,
+    /// A run to a cycle ([`Goal::Cycle`]) is there.
+    Arrived(u64),
 }
 
 /// One machine's run, seen at one cycle at a time, with breakpoints and
@@ -60,7 +65,15 @@ pub struct Session {
     timeline: Timeline,
     breakpoints: Breakpoints,
     run: Option<Run>,
+    /// Cycles a timed advance simulates between looks at the clock,
+    /// adapted to how fast the machine runs (it never changes where a run
+    /// stops).
+    slice: u64,
 }
+
+/// The smallest and largest slice of a timed advance.
+const SLICE_MIN: u64 = 64;
+const SLICE_MAX: u64 = 1 << 22;
 
 impl Session {
     /// A session at cycle 0 of a loaded scenario (an error if its program
@@ -72,6 +85,7 @@ impl Session {
             timeline,
             breakpoints: Breakpoints::default(),
             run: None,
+            slice: 1024,
         })
     }
 
@@ -99,6 +113,18 @@ impl Session {
     /// Sets or clears the breakpoint at `pc`; true if it is set now.
     pub fn toggle_breakpoint(&mut self, pc: u32) -> bool {
         self.breakpoints.toggle(pc)
+    }
+
+    /// Sets a conditional breakpoint at `pc`, or with `None` clears the
+    /// one there (true if there was one).
+    pub fn set_condition(&mut self, pc: u32, cond: Option<Condition>) -> bool {
+        match cond {
+            Some(c) => {
+                self.breakpoints.set_condition(pc, c);
+                true
+            }
+            None => self.breakpoints.clear_condition(pc),
+        }
     }
 
     /// Sets or clears the breakpoint on source line `line` of file `file`
@@ -142,16 +168,31 @@ impl Session {
     }
 
     /// Starts a run to `goal`, to its `n`th hit; `fast` is kept for the
-    /// frontend's pace. A run to a breakpoint with none set runs to the
-    /// end instead. The goal the run has is returned.
+    /// frontend's pace. A run to a breakpoint with none set is refused, and
+    /// so is any run but one to an earlier cycle once the machine halted.
+    /// The goal the run has is returned.
     pub fn start(&mut self, goal: Goal, n: u64, fast: bool) -> Result<Goal, Refused> {
         let m = self.machine();
+        if let Goal::Cycle(c) = goal {
+            // At the end and asked for a later cycle: nothing to run.
+            if m.halted() && c >= m.cycle() {
+                return Err(Refused::Halted);
+            }
+            if c < m.cycle() {
+                self.timeline.rewind(c);
+            }
+            self.run = Some(Run {
+                goal,
+                left: 1,
+                fast,
+            });
+            return Ok(goal);
+        }
         if m.halted() {
             return Err(Refused::Halted);
         }
-        let mut goal = goal;
         if goal == Goal::Breakpoint && self.breakpoints.is_empty() {
-            goal = Goal::End;
+            return Err(Refused::NoBreakpoint);
         }
         if let Goal::Issue(w) = goal {
             let view = m.warp_views().into_iter().find(|v| v.warp == w);
@@ -190,8 +231,29 @@ impl Session {
     /// its goal. `None` while it goes on (or when none is in progress).
     pub fn advance(&mut self, cycles: u64) -> Option<Stop> {
         let mut run = self.run?;
+        // Goals that only move in time skip idle cycles (see [`timeline`]).
+        let target = match run.goal {
+            Goal::Cycle(c) => Some(c),
+            Goal::End => Some(u64::MAX),
+            _ => None,
+        };
+        if let Some(target) = target {
+            let to = target.min(self.cycle().saturating_add(cycles));
+            if to > self.cycle() {
+                self.timeline.seek(to);
+            }
+            if self.cycle() >= target {
+                self.run = None;
+                return Some(Stop::Arrived(self.cycle()));
+            }
+            if self.machine().halted() {
+                self.run = None;
+                return Some(Stop::Halted);
+            }
+            return None;
+        }
         for _ in 0..cycles {
-            if !self.timeline.step() {
+            if !self.timeline.step_coarse() {
                 self.run = None;
                 return Some(Stop::Halted);
             }
@@ -205,6 +267,29 @@ impl Session {
         }
         self.run = Some(run);
         None
+    }
+
+    /// Simulates the run for about `budget` of wall time, in slices whose
+    /// size adapts to the machine's speed, stopping exactly at its goal:
+    /// where it stops does not depend on the budget. `None` while it goes on.
+    pub fn advance_for(&mut self, budget: Duration) -> Option<Stop> {
+        let begun = Instant::now();
+        loop {
+            let t0 = Instant::now();
+            if let Some(stop) = self.advance(self.slice) {
+                return Some(stop);
+            }
+            self.run?;
+            let took = t0.elapsed();
+            if took < budget / 8 {
+                self.slice = (self.slice * 2).min(SLICE_MAX);
+            } else if took > budget / 2 {
+                self.slice = (self.slice / 2).max(SLICE_MIN);
+            }
+            if begun.elapsed() >= budget {
+                return None;
+            }
+        }
     }
 
     /// Completes the run in progress now.

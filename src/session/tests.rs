@@ -96,9 +96,13 @@ fn a_run_to_a_breakpoint_stops_when_any_warp_issues_it() {
     // The then side's FADD, instruction 2, issues in cycle 9.
     assert_eq!((hit.cycle, hit.pc), (10, 2));
     assert!(hit.text.starts_with("breakpoint: w0 issued /*0020*/ FADD"));
-    // Cleared, a run to a breakpoint has none and runs to the end.
+    // Cleared, a run to a breakpoint has none to stop at: refused.
     assert!(!s.toggle_breakpoint(2));
-    assert_eq!(s.start(Goal::Breakpoint, 1, false), Ok(Goal::End));
+    assert_eq!(
+        s.start(Goal::Breakpoint, 1, false),
+        Err(Refused::NoBreakpoint)
+    );
+    assert!(!s.is_running());
 }
 
 #[test]
@@ -226,7 +230,105 @@ fn a_source_line_breakpoint_stops_at_the_first_issue_of_any_of_its_pcs() {
     let next = reached(run_to(&mut s, Goal::Breakpoint, 1));
     assert!(next.pc == 13 || next.pc == 14, "{next:?}");
     assert!(next.cycle > hit.cycle);
-    // Cleared, nothing is left: a run to a breakpoint runs to the end.
+    // Cleared, nothing is left: a run to a breakpoint is refused.
     assert_eq!(s.toggle_line_breakpoint(0, 7), Some(false));
-    assert_eq!(s.start(Goal::Breakpoint, 1, false), Ok(Goal::End));
+    assert_eq!(
+        s.start(Goal::Breakpoint, 1, false),
+        Err(Refused::NoBreakpoint)
+    );
+}
+
+/// One warp spinning on a branch to itself, with a cycle limit far out of
+/// reach: only a run that can be stopped part way ever comes back.
+fn spin() -> Session {
+    let yaml = "name: spin\nlaunch: {threads: 32}\nmachine: {max_cycles: 10000000000}\n\
+                program: |\n  loop:\n  BRA loop\n  EXIT\n";
+    let sc =
+        Scenario::from_text(yaml, crate::scenario::Origin::Builtin("spin".into())).expect("loads");
+    Session::new(Arc::new(sc)).expect("links")
+}
+
+#[test]
+fn a_run_to_a_cycle_in_slices_reaches_it_exactly() {
+    let mut s = session();
+    assert_eq!(s.start(Goal::Cycle(9), 1, true), Ok(Goal::Cycle(9)));
+    // Slices of 2 cycles: 0 -> 2 -> 4 -> 6 -> 8 -> 9.
+    let mut calls = 0;
+    let stop = loop {
+        calls += 1;
+        if let Some(stop) = s.advance(2) {
+            break stop;
+        }
+        assert_eq!(s.cycle(), 2 * calls);
+    };
+    assert_eq!(calls, 5);
+    assert_eq!(stop, Stop::Arrived(9));
+    let mut direct = session();
+    assert!(direct.goto(9));
+    assert_eq!(fingerprint(&s), fingerprint(&direct));
+    // Back to cycle 3 the same way: the session rewinds to a checkpoint
+    // (cycle 0 here) and simulates forward in slices.
+    assert_eq!(s.start(Goal::Cycle(3), 1, true), Ok(Goal::Cycle(3)));
+    assert_eq!(s.cycle(), 0);
+    assert_eq!(s.advance(2), None);
+    assert_eq!(s.advance(2), Some(Stop::Arrived(3)));
+    assert!(direct.goto(3));
+    assert_eq!(fingerprint(&s), fingerprint(&direct));
+    // Past the end (14 cycles, see the top of this file): it halts there.
+    s.start(Goal::Cycle(1000), 1, true).expect("starts");
+    assert_eq!(s.finish(), Some(Stop::Halted));
+    assert_eq!(s.cycle(), 14);
+    // At the end a later cycle is refused, an earlier one is not.
+    assert_eq!(s.start(Goal::Cycle(20), 1, true), Err(Refused::Halted));
+    assert_eq!(s.start(Goal::Cycle(13), 1, true), Ok(Goal::Cycle(13)));
+    assert_eq!(s.finish(), Some(Stop::Arrived(13)));
+}
+
+#[test]
+fn a_timed_run_to_a_far_cycle_comes_back_within_its_budget() {
+    let mut s = spin();
+    s.start(Goal::Cycle(u64::MAX), 1, true).expect("starts");
+    let mut reached = 0;
+    for _ in 0..4 {
+        let t = std::time::Instant::now();
+        assert_eq!(s.advance_for(Duration::from_millis(25)), None);
+        // The slice that ends past the budget is at most half of it.
+        assert!(
+            t.elapsed() < Duration::from_millis(100),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(s.cycle() > reached);
+        reached = s.cycle();
+    }
+    assert!(s.is_running());
+    // Wherever it stopped is the machine a direct seek reaches.
+    let mut direct = spin();
+    assert!(direct.goto(reached));
+    assert_eq!(fingerprint(&s), fingerprint(&direct));
+}
+
+#[test]
+fn conditions_parse_or_say_what_is_wrong() {
+    use super::breakpoints::Condition as C;
+    assert_eq!(C::parse("w3"), Ok(C::Warp(3)));
+    assert_eq!(C::parse(" active < 8 "), Ok(C::ActiveBelow(8)));
+    assert_eq!(C::parse("DIV"), Ok(C::Diverged));
+    assert_eq!(C::parse("R2==5"), Ok(C::RegEquals(2, 5)));
+    assert_eq!(C::parse("r2 == -1"), Ok(C::RegEquals(2, u32::MAX)));
+    assert_eq!(C::parse("R1==0x3f800000"), Ok(C::RegEquals(1, 0x3f80_0000)));
+    for (bad, why) in [
+        ("", "empty"),
+        ("R2=5", "`R<n>==<value>`"),
+        ("R255==0", "RZ is always 0"),
+        ("R999==0", "R0..R254"),
+        ("R2==99999999999", "32-bit integer"),
+        ("active<65", "from 1 to 64"),
+        ("wx", "`w` and its number"),
+        ("sometimes", "not a condition"),
+    ] {
+        let e = C::parse(bad).expect_err(bad);
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    assert_eq!(C::RegEquals(2, u32::MAX).to_string(), "R2==-1");
 }

@@ -162,6 +162,18 @@ impl Timeline {
 
     /// Simulates one cycle. False, doing nothing, once the run halted.
     pub fn step(&mut self) -> bool {
+        self.step_keeping(true)
+    }
+
+    /// As [`Timeline::step`], taking only the coarse checkpoints: what a
+    /// long run to a goal does, which would otherwise copy the machine
+    /// every [`FINE_EVERY`] cycles (the fine ones are laid down again by
+    /// the next seek back).
+    pub fn step_coarse(&mut self) -> bool {
+        self.step_keeping(false)
+    }
+
+    fn step_keeping(&mut self, fine: bool) -> bool {
         if self.current.halted() || !self.current.step() {
             self.settle();
             return false;
@@ -171,7 +183,7 @@ impl Timeline {
         }
         self.history.push_back(CycleSample::of(&self.current));
         self.settle();
-        self.checkpoint_here(true);
+        self.checkpoint_here(fine);
         true
     }
 
@@ -192,6 +204,22 @@ impl Timeline {
             // It halted on the way: show the end the way stepping reaches it.
             let end = self.cycle();
             self.rebuild(end);
+        }
+    }
+
+    /// Goes back to the checkpoint from which `target` (earlier than the
+    /// current cycle) is reached, without simulating: a seek forward to
+    /// `target` then takes the rest of the way, in as many steps as the
+    /// caller likes. Nothing happens for a target at or after the current
+    /// cycle.
+    pub fn rewind(&mut self, target: u64) {
+        if target >= self.cycle() {
+            return;
+        }
+        let start = target.saturating_sub(HISTORY as u64);
+        if let Some(c) = self.latest_checkpoint(start) {
+            self.current = Machine::clone(&c);
+            self.history.clear();
         }
     }
 

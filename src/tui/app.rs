@@ -44,7 +44,7 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -53,6 +53,8 @@ use ratatui::widgets::Clear;
 
 #[path = "app_data.rs"]
 mod data;
+#[path = "app_nav.rs"]
+mod nav;
 
 use super::keys;
 use super::panes::{self, addr};
@@ -78,10 +80,15 @@ const ABOUT_WIDTH: u16 = 160;
 
 /// Largest count prefix.
 const MAX_COUNT: u64 = 1_000_000_000;
-/// Cycles a fast run (`s`) simulates per tick before looking at the keys.
-const FAST_CHUNK: u64 = 8192;
+/// Wall time a fast run (`s`, a go-to, and runs at the top speed)
+/// simulates per tick before it looks at the keys again.
+pub const TICK_BUDGET: Duration = Duration::from_millis(25);
+/// From this long on, the status line shows a run's progress.
+pub const PROGRESS_AFTER: Duration = Duration::from_millis(250);
 
-/// Run speeds: (milliseconds per tick, cycles per tick, label).
+/// Run speeds: (milliseconds per tick, cycles per tick, label); 0 cycles
+/// per tick is the top speed, paced by wall time ([`TICK_BUDGET`] of
+/// simulation per tick).
 const SPEEDS: &[(u64, u64, &str)] = &[
     (200, 1, "5 cycles/s"),
     (100, 1, "10 cycles/s"),
@@ -93,8 +100,10 @@ const SPEEDS: &[(u64, u64, &str)] = &[
     (16, 256, "16k cycles/s"),
     (16, 1024, "64k cycles/s"),
     (16, 4096, "256k cycles/s"),
+    (0, 0, "max"),
 ];
-const DEFAULT_SPEED: usize = 3;
+/// Runs go as fast as the machine simulates unless slowed down with `-`.
+const DEFAULT_SPEED: usize = SPEEDS.len() - 1;
 
 /// How the app is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +167,19 @@ impl Pane {
     fn prev(self) -> Pane {
         Pane::ORDER[(self.index() + Pane::ORDER.len() - 1) % Pane::ORDER.len()]
     }
+}
+
+/// What an open prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `g`: a cycle.
+    Cycle,
+    /// `/`: text to find in the program.
+    Search,
+    /// `:`: an address or a label.
+    Pc,
+    /// `B`: a breakpoint's condition.
+    Condition,
 }
 
 /// A window drawn over the panes.
@@ -283,10 +305,17 @@ pub struct App {
     follow: bool,
     count: Option<u64>,
     prompt: Option<String>,
+    prompt_kind: PromptKind,
+    /// The last `/` search.
+    search: Option<String>,
     overlay: Overlay,
     speed: usize,
     message: Option<Message>,
     quit: bool,
+    /// When the run in progress began, and at which cycle.
+    run_began: Option<(Instant, u64)>,
+    /// The goal of the last run started (to word how it ended).
+    last_goal: Option<Goal>,
     // ---- data panes
     data_view: DataView,
     /// The lanes view shows one lane's registers instead of one register.
@@ -324,10 +353,14 @@ impl App {
             follow: true,
             count: None,
             prompt: None,
+            prompt_kind: PromptKind::Cycle,
+            search: None,
             overlay: Overlay::None,
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
+            run_began: None,
+            last_goal: None,
             data_view: DataView::Panes,
             lane_detail: false,
             lanes_reg: None,
@@ -504,6 +537,15 @@ impl App {
         }
     }
 
+    /// A run that has gone on for [`PROGRESS_AFTER`] or longer: the cycles
+    /// it simulated and the seconds it took so far.
+    pub fn progress(&self) -> Option<(u64, f64)> {
+        let (began, at) = self.run_began?;
+        let took = began.elapsed();
+        (self.is_running() && took >= PROGRESS_AFTER)
+            .then(|| (self.cycle().abs_diff(at), took.as_secs_f64()))
+    }
+
     pub fn should_quit(&self) -> bool {
         self.quit
     }
@@ -573,7 +615,7 @@ impl App {
             KeyCode::Char('-' | '_') => self.slower(),
             KeyCode::Char('g') => match count {
                 Some(c) => self.goto(c),
-                None => self.prompt = Some(String::new()),
+                None => self.open_prompt(PromptKind::Cycle),
             },
             KeyCode::End | KeyCode::Char('G') => self.goto(u64::MAX),
             KeyCode::Home | KeyCode::Char('R') => {
@@ -584,6 +626,7 @@ impl App {
                 self.toggle_line_breakpoint();
             }
             KeyCode::Char('b') => self.toggle_breakpoint(),
+            KeyCode::Char('B') => self.open_prompt(PromptKind::Condition),
             KeyCode::Enter if self.focus == Pane::Program => self.toggle_breakpoint(),
             KeyCode::Up | KeyCode::Char('k') => self.move_in_pane(-(n as i64)),
             KeyCode::Down | KeyCode::Char('j') => self.move_in_pane(n as i64),
@@ -630,7 +673,21 @@ impl App {
             KeyCode::Char('?') => self.toggle_overlay(Overlay::Help),
             KeyCode::Char('i') => self.toggle_overlay(Overlay::About),
             KeyCode::Char('q') => self.quit = true,
-            _ => {}
+            KeyCode::Char('/') => self.open_prompt(PromptKind::Search),
+            KeyCode::Char(':') => self.open_prompt(PromptKind::Pc),
+            KeyCode::Char('o') => self.search_again(true),
+            KeyCode::Char('O') => self.search_again(false),
+            KeyCode::Esc => {}
+            other => {
+                let name = match other {
+                    KeyCode::Char(c) => clean_key(c),
+                    k => format!("{k:?}"),
+                };
+                self.say(
+                    MessageKind::Warn,
+                    format!("unknown key {name} \u{2014} ? for help"),
+                );
+            }
         }
         self.refresh();
     }
@@ -642,12 +699,14 @@ impl App {
         let Some(&run) = self.session.run() else {
             return;
         };
-        let budget = if run.fast {
-            FAST_CHUNK
+        let per_tick = SPEEDS[self.speed].1;
+        if run.fast || per_tick == 0 {
+            let stop = self.session.advance_for(TICK_BUDGET);
+            self.said_stop(stop);
+            self.refresh();
         } else {
-            SPEEDS[self.speed].1
-        };
-        self.advance_run(budget);
+            self.advance_run(per_tick);
+        }
     }
 
     /// Advances a run by at most `cycles` cycles, stopping exactly at the
@@ -674,10 +733,39 @@ impl App {
 
     /// Says how a run stopped, if it did.
     fn said_stop(&mut self, stop: Option<Stop>) {
+        let Some(stop) = stop else {
+            return;
+        };
+        let goal = self.last_goal;
+        let took = self.run_began.take().map(|(t, _)| t.elapsed());
         match stop {
-            Some(Stop::Reached(hit)) => self.say(MessageKind::Info, hit.text),
-            Some(Stop::Halted) => self.say_end(),
-            None => {}
+            Stop::Reached(hit) => self.say(MessageKind::Info, hit.text),
+            Stop::Arrived(c) => {
+                if let Some(t) = took.filter(|t| *t >= PROGRESS_AFTER) {
+                    let text = format!("at cycle {c} after {:.1} s", t.as_secs_f64());
+                    self.say(MessageKind::Info, text);
+                }
+            }
+            Stop::Halted => match goal.and_then(Goal::sought) {
+                Some(what) => self.say_none_found(&what),
+                None => self.say_end(),
+            },
+        }
+    }
+
+    /// A run to a goal that met none before the machine halted.
+    fn say_none_found(&mut self, what: &str) {
+        let m = self.session.machine();
+        let c = m.cycle();
+        match m.error() {
+            Some(e) => {
+                let text = format!("no {what} before the run stopped at cycle {c}: {e}");
+                self.say(MessageKind::Error, text);
+            }
+            None => {
+                let text = format!("no {what} until the end (cycle {c})");
+                self.say(MessageKind::Warn, text);
+            }
         }
     }
 
@@ -867,28 +955,49 @@ impl App {
         }
     }
 
+    /// Goes to cycle `target` (the end for `u64::MAX`): a run to the cycle,
+    /// advanced in ticks while animating, so it can be watched and stopped.
     fn goto(&mut self, target: u64) {
-        if !self.session.goto(target) {
-            self.say_end();
-        }
+        self.start(Goal::Cycle(target), 1, true);
     }
 
     fn prompt_key(&mut self, key: KeyEvent) {
+        let kind = self.prompt_kind;
         let Some(text) = self.prompt.as_mut() else {
             return;
         };
         match key.code {
-            KeyCode::Char(d @ '0'..='9') if text.len() < 12 => text.push(d),
+            KeyCode::Char(d @ '0'..='9') if kind == PromptKind::Cycle && text.len() < 12 => {
+                text.push(d)
+            }
+            KeyCode::Char(c)
+                if kind != PromptKind::Cycle
+                    && !c.is_control()
+                    && text.chars().count() < nav::PROMPT_MAX =>
+            {
+                text.push(c)
+            }
             KeyCode::Backspace => {
                 text.pop();
             }
             KeyCode::Esc => self.prompt = None,
             KeyCode::Enter => {
-                let target = text.parse::<u64>().ok();
-                self.prompt = None;
-                if let Some(t) = target {
-                    self.message = None;
-                    self.goto(t);
+                let text = self.prompt.take().unwrap_or_default();
+                self.message = None;
+                match kind {
+                    PromptKind::Cycle => {
+                        if let Ok(t) = text.parse::<u64>() {
+                            self.goto(t);
+                        }
+                    }
+                    PromptKind::Search => {
+                        if !text.is_empty() {
+                            self.search = Some(text.clone());
+                        }
+                        self.search(&text, true);
+                    }
+                    PromptKind::Pc => self.go_to_pc(&text),
+                    PromptKind::Condition => self.set_condition(&text),
                 }
             }
             _ => {}
@@ -908,12 +1017,17 @@ impl App {
                 );
                 return;
             }
-            Ok(started) if started != goal => self.say(
-                MessageKind::Warn,
-                "no breakpoints (b sets one at the cursor): running to the end".into(),
-            ),
+            Err(Refused::NoBreakpoint) => {
+                self.say(
+                    MessageKind::Warn,
+                    "no breakpoint set (b sets one at the cursor)".into(),
+                );
+                return;
+            }
             Ok(_) => {}
         }
+        self.last_goal = Some(goal);
+        self.run_began = Some((Instant::now(), self.cycle()));
         if !self.animate {
             self.finish_run();
         } else if fast {
@@ -951,6 +1065,36 @@ impl App {
                 format!("breakpoint at {} cleared", addr(pc)),
             );
         }
+    }
+
+    /// `B` then a condition: a conditional breakpoint at the cursor; an
+    /// empty condition clears the one there.
+    fn set_condition(&mut self, text: &str) {
+        let pc = self.cursor;
+        if text.trim().is_empty() {
+            let text = if self.session.set_condition(pc, None) {
+                format!("conditional breakpoint at {} cleared", addr(pc))
+            } else {
+                format!("no conditional breakpoint at {} to clear", addr(pc))
+            };
+            self.say(MessageKind::Info, text);
+            return;
+        }
+        match crate::session::Condition::parse(text) {
+            Ok(c) => {
+                self.session.set_condition(pc, Some(c));
+                self.say(
+                    MessageKind::Info,
+                    format!("breakpoint at {} if {c} set (b clears it)", addr(pc)),
+                );
+            }
+            Err(e) => self.say(MessageKind::Error, e),
+        }
+    }
+
+    /// The conditional breakpoints, by pc.
+    pub fn conditions(&self) -> &std::collections::BTreeMap<u32, crate::session::Condition> {
+        self.session.breakpoints().conditions()
     }
 
     /// Sets or clears the breakpoint on the source cursor's line.
@@ -1102,6 +1246,15 @@ fn source_rows(sc: &Scenario) -> Vec<SourcePos> {
         rows.extend(lines.into_iter().map(|line| SourcePos { file, line }));
     }
     rows
+}
+
+/// A typed character as a status line names it: visible, or escaped.
+fn clean_key(c: char) -> String {
+    if c.is_control() || c.is_whitespace() {
+        c.escape_default().to_string()
+    } else {
+        crate::text::clean(&c.to_string())
+    }
 }
 
 /// A `w` x `h` rectangle in the middle of `area`.

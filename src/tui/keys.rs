@@ -6,22 +6,26 @@
 //! | `p`, `Left` | one cycle back |
 //! | `1`..`9`, then digits | count prefix: `10n` ten cycles forward, `5p` five back, `3s`, `2d`... |
 //! | `s` | step until the focused warp issues |
-//! | `c` | run until an instruction with a breakpoint issues (or the end) |
+//! | `c` | run until an instruction with a breakpoint issues (none set: says so) |
 //! | `d` | run until a branch diverges |
 //! | `r` | run until lanes reconverge |
 //! | `e` | run to the end |
-//! | `+` / `-` | faster / slower runs |
-//! | any other key | stops a run (`q` and `Ctrl-C` still quit) |
+//! | `+` / `-` | faster / slower runs (the top speed, the default, is paced by wall time) |
+//! | `Esc`, any other key | stops a run or a go-to (`q` and `Ctrl-C` still quit) |
 //! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
 //! | `End`, `G` | jump to the end of the run |
 //! | `R`, `Home` | restart at cycle 0 (breakpoints stay) |
 //! | `b` | toggle a breakpoint at the listing cursor (`Enter` too, in the program pane); in the source pane, on the cursor's source line |
+//! | `B` | a conditional breakpoint at the listing cursor (`?` in the gutter): type `w3` (that warp issues it), `active<8` (with fewer active lanes), `div` (the issue diverges) or `R2==5` (the register holds the value in an active lane), `Enter`; empty clears it, `b` too |
 //! | `Up`/`Down`, `k`/`j` | in the program pane: move the cursor; source pane: the source line (the listing cursor goes to its first instruction); lane pane: lane; else: warp |
 //! | `PageUp`/`PageDown` | cursor up or down a page |
 //! | `f` | the listing cursor follows the focused warp again |
 //! | `Tab` / `Shift-Tab` | focus the next / previous pane |
 //! | `w` / `W` | focus the next / previous warp |
 //! | `.` / `,` (`>` / `<`) | select the next / previous lane (lane pane: its registers) |
+//! | `/` | search the program's text and labels (type, `Enter`): the cursor goes to the next match |
+//! | `o` / `O` | the next / previous match of the last search, wrapping around |
+//! | `:` | go to an address (`0x40`, `40`, `/*0040*/`) or a label, in the program pane |
 //! | `i` | about: the scenario's description and machine |
 //! | `?` | help: this table |
 //! | `Esc` | close a window, clear a count |
@@ -66,17 +70,20 @@ pub const HELP: &[(&str, &str)] = &[
     ("r", "run to reconvergence"),
     ("e", "run to the end"),
     ("+ -", "faster / slower runs"),
-    ("any key", "stops a run"),
+    ("Esc, any key", "stops a run or a go-to"),
     ("g", "go to cycle: g N Enter"),
     ("End G", "jump to the end"),
     ("R Home", "restart at cycle 0"),
     ("b", "breakpoint at cursor"),
+    ("B", "if w3 active<8 div R2==5"),
     ("Up Down k j", "cursor/warp/lane by pane"),
     ("PgUp PgDn", "cursor by a page"),
     ("f", "cursor follows the warp"),
     ("Tab S-Tab", "next / previous pane"),
     ("w W", "next / previous warp"),
     (". , > <", "next / previous lane"),
+    ("/ o O", "search; next / previous"),
+    (":", "go to address or label"),
     ("i", "about the scenario"),
     ("?", "this help"),
     ("Esc", "close, clear the count"),

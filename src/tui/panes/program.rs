@@ -135,10 +135,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             row_style = row_style.patch(t.style(Role::Cursor));
         }
         let bp = app.breakpoints().contains(&pc);
+        // `?`: a conditional breakpoint (`B`).
+        let cond = app.conditions().contains_key(&pc);
         let issued = app.issues().iter().any(|r| r.pc == pc && !r.dispatch_stall);
         let mut spans = vec![
             Span::styled(
-                if bp { g.breakpoint } else { " " },
+                if bp {
+                    g.breakpoint
+                } else if cond {
+                    "?"
+                } else {
+                    " "
+                },
                 row_style.patch(t.style(Role::Breakpoint)),
             ),
             Span::styled(
@@ -202,7 +210,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
 
     let mut parts = vec![format!("{} instructions", prog.instrs.len())];
-    let nbp = app.breakpoints().len();
+    let nbp = app.breakpoints().len() + app.conditions().len();
     if nbp > 0 {
         parts.push(format!(
             "{nbp} breakpoint{}",

@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::ready_queue::policy_name;
 use super::{fit, width};
 use crate::scenario::Convergence;
-use crate::tui::app::{App, MessageKind};
+use crate::tui::app::{App, MessageKind, PromptKind};
 use crate::tui::theme::{Role, clean};
 
 /// A field: its text, style, the narrowest it may be cut to (0: it is
@@ -43,8 +43,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         })
     };
     if let Some(p) = app.prompt() {
+        let ask = match app.prompt_kind() {
+            Some(PromptKind::Search) => "search the program: /",
+            Some(PromptKind::Pc) => "go to address or label: :",
+            Some(PromptKind::Condition) => "break here if (w3, active<8, div, R2==5): ",
+            _ => "go to cycle: ",
+        };
         state(
-            format!("go to cycle: {p}_  (Enter, Esc)"),
+            format!("{ask}{}_  (Enter, Esc)", clean(p)),
             Role::Key,
             16,
             200,
@@ -54,9 +60,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
     if let Some(run) = app.run() {
         let speed = if run.fast { "fast" } else { app.speed_label() };
+        // A run that takes a while says how far it got and how fast.
+        let progress = app.progress().map_or(String::new(), |(done, secs)| {
+            let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+            format!(
+                " · {} cycles in {secs:.1} s ({}/s)",
+                super::group_digits(done),
+                super::group_digits(rate as u64)
+            )
+        });
         state(
             format!(
-                "{} running {} · {speed} · any key stops",
+                "{} running {}{progress} · {speed} · Esc stops, q quits",
                 g.focus,
                 run.goal.describe()
             ),
