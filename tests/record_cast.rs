@@ -662,3 +662,52 @@ fn replay_takes_a_scenario_for_a_cast_asciinema_recorded() {
         assert!(err.contains(want), "{extra:?}: {err}");
     }
 }
+
+/// A replay in a terminal catches a recorded run up in slices: each turn
+/// returns within a slice (so the viewer's `q` is read), even when the
+/// run never ends, and a run that ends lands where the recording did.
+#[test]
+fn a_replay_catches_long_runs_up_in_slices() {
+    use std::time::{Duration, Instant};
+    use warpstep::record::open_cast;
+    use warpstep::record::player::{CATCH_UP_SLICE, Player};
+    // Finite: `d e` on divergent-loop ends at its 540 cycles (the
+    // scenario's own expect: block), in slices as in one go.
+    let (text, recorded) = record(builtin("divergent-loop"), "d e", 100, 30, false);
+    assert_eq!(recorded.cycle(), 540);
+    let (c, mut app) = open_cast("a.cast", &text, false).expect("opens");
+    let mut p = Player::new(c.events, c.meta.animate, 1.0, false).sliced();
+    let later = Instant::now() + Duration::from_secs(60);
+    for _ in 0..10_000 {
+        p.pump(&mut app, later);
+        if p.mode() == warpstep::record::player::Mode::Live {
+            break;
+        }
+    }
+    assert_eq!(app.cycle(), 540);
+    // Endless: a branch to itself under a 1e10-cycle limit, and `e`.
+    let spin = "name: spin\nmachine: {max_cycles: 10000000000}\nlaunch: {blocks: 1, block_dim: 32}\n\
+                program: |\n  loop:\n  BRA loop\n";
+    let sc = Scenario::from_text(spin, Origin::Builtin("spin".into())).expect("loads");
+    let header = serde_json::json!({
+        "version": 2, "width": 80, "height": 24, "timestamp": 0,
+        "warpstep": {"version": env!("CARGO_PKG_VERSION"), "scenario": sc.source,
+                     "origin": "builtin:spin", "animate": false, "key_delay": 0.5},
+    });
+    let text = format!("{header}\n[0.5,\"i\",\"e\"]\n[1.0,\"i\",\"n\"]\n");
+    let (c, mut app) = open_cast("spin.cast", &text, false).expect("opens");
+    let mut p = Player::new(c.events, c.meta.animate, 1.0, false).sliced();
+    // The first turn plays `e`, which starts the run.
+    p.pump(&mut app, later);
+    let mut last = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        p.pump(&mut app, later);
+        // A slice, plus one chunk of 1,024 cycles of one warp: far below
+        // the 100 ms a viewer's key may wait.
+        assert!(t.elapsed() < CATCH_UP_SLICE * 4, "{:?}", t.elapsed());
+        assert!(p.catching_up() && app.is_running());
+        assert!(app.cycle() > last, "the run goes on");
+        last = app.cycle();
+    }
+}

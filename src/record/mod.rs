@@ -405,7 +405,7 @@ pub fn replay_command(
         app.say(MessageKind::Warn, w.clone());
     }
     let ascii = ascii || cast.meta.ascii;
-    let mut player = player::Player::new(cast.events, cast.meta.animate, speed, paused);
+    let mut player = player::Player::new(cast.events, cast.meta.animate, speed, paused).sliced();
     tui::with_terminal(std::io::stdout(), |terminal, stop| {
         player::run(terminal, &mut app, &mut player, stop, ascii)
     })?;

@@ -51,6 +51,13 @@ pub struct Player {
     /// The last marker played.
     marker: Option<String>,
     duration: f64,
+    /// Runs are caught up in slices ([`Player::pump`]), so a long one
+    /// never holds the viewer's keys: a replay in a terminal. Headless
+    /// play completes each at once.
+    sliced: bool,
+    /// The cycle a run must reach before the next event plays (`u64::MAX`:
+    /// its end), while it is caught up in slices.
+    pending: Option<u64>,
 }
 
 impl Player {
@@ -67,7 +74,53 @@ impl Player {
             anchor: Instant::now(),
             marker: None,
             duration,
+            sliced: false,
+            pending: None,
         }
+    }
+
+    /// Catches runs up in slices of at most [`CATCH_UP_SLICE`] from now
+    /// on, for [`Player::pump`].
+    pub fn sliced(mut self) -> Player {
+        self.sliced = true;
+        self
+    }
+
+    /// A run being caught up before the next event plays.
+    pub fn catching_up(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// One turn of a replay in a terminal: a slice of the run being caught
+    /// up, if there is one (the cast's clock waits for it, as the
+    /// recording did), else the events due by `now`. Returns within about
+    /// [`CATCH_UP_SLICE`]; true if anything changed.
+    pub fn pump(&mut self, app: &mut App, now: Instant) -> bool {
+        if self.mode == Mode::Live {
+            self.pending = None;
+        }
+        let Some(target) = self.pending else {
+            return self.play_due(app, now);
+        };
+        if !app.is_running() || app.cycle() >= target {
+            self.pending = None;
+            return self.play_due(app, now);
+        }
+        let held = self.position(now);
+        if target == u64::MAX {
+            app.advance_run_for(CATCH_UP_SLICE);
+        } else {
+            let began = Instant::now();
+            while app.is_running() && app.cycle() < target && began.elapsed() < CATCH_UP_SLICE {
+                app.advance_run((target - app.cycle()).min(CATCH_UP_CHUNK));
+            }
+        }
+        if !app.is_running() || app.cycle() >= target {
+            self.pending = None;
+        }
+        self.base = held;
+        self.anchor = Instant::now();
+        true
     }
 
     pub fn mode(&self) -> Mode {
@@ -110,8 +163,12 @@ impl Player {
                     && session.is_running()
                     && c > session.cycle()
                 {
-                    let behind = c - session.cycle();
-                    app.advance_run(behind);
+                    if self.sliced {
+                        self.pending = Some(c);
+                    } else {
+                        let behind = c - session.cycle();
+                        app.advance_run(behind);
+                    }
                 }
             }
             // Frames are redrawn from the app at the viewer's size.
@@ -136,7 +193,11 @@ impl Player {
             app.handle_key(k);
         }
         if !self.animate {
-            app.finish_run();
+            if self.sliced {
+                self.pending = app.is_running().then_some(u64::MAX);
+            } else {
+                app.finish_run();
+            }
         }
         true
     }
@@ -167,12 +228,13 @@ impl Player {
         let pos = self.position(now);
         let mut played = false;
         while self.mode == Mode::Playing
+            && self.pending.is_none()
             && self.events.get(self.next).is_some_and(|e| e.time <= pos)
         {
             self.play_next(app);
             played = true;
         }
-        if self.mode == Mode::Playing && self.next == self.events.len() {
+        if self.mode == Mode::Playing && self.pending.is_none() && self.next == self.events.len() {
             self.go_live(app, "end of the recording: the stepper is yours (q quits)");
             played = true;
         }
@@ -211,7 +273,7 @@ impl Player {
         }
         self.base = self.position(now);
         self.mode = Mode::Paused;
-        while self.mode != Mode::Live {
+        while self.mode != Mode::Live && self.pending.is_none() {
             let is_marker = self
                 .events
                 .get(self.next)
@@ -288,6 +350,13 @@ fn could_quit(k: &KeyEvent) -> bool {
     matches!(k.code, KeyCode::Char('q')) || (ctrl && matches!(k.code, KeyCode::Char('c' | 'C')))
 }
 
+/// The longest a slice of catching a run up takes before the replay reads
+/// the viewer's keys again.
+pub const CATCH_UP_SLICE: Duration = Duration::from_millis(25);
+
+/// Cycles per step while catching a run up to a marker's cycle.
+const CATCH_UP_CHUNK: u64 = 1024;
+
 /// The replay loop in a terminal: plays events when they are due, reads
 /// the viewer's keys, and, once live, is the stepper's own loop.
 pub fn run<W: Write>(
@@ -305,7 +374,7 @@ pub fn run<W: Write>(
             return Ok(());
         }
         let now = Instant::now();
-        dirty |= player.play_due(app, now);
+        dirty |= player.pump(app, now);
         let bar = if player.mode == Mode::Live {
             String::new()
         } else {
@@ -338,6 +407,7 @@ pub fn run<W: Write>(
         let timeout = match player.mode {
             Mode::Live if app.is_running() => app.tick_interval(),
             Mode::Live => IDLE_POLL,
+            _ if player.catching_up() => Duration::ZERO,
             _ => player.wait(now),
         };
         if event::poll(timeout)? {

@@ -105,13 +105,28 @@ pub fn hit(m: &Machine, breakpoints: &Breakpoints, goal: Goal) -> Option<Hit> {
             (r, t)
         }),
         Goal::Divergence => issued.find(|r| r.diverged).map(|r| {
-            let t = format!(
-                "w{} diverged at {}: {} of {} lanes took the branch",
-                r.warp,
-                addr(r.pc),
-                r.on.count_ones(),
-                r.active.count_ones()
-            );
+            let op = code.get(r.pc as usize).map(|d| &d.instr.op);
+            // A BREAK counts as a branch (docs/execution-model.md), but
+            // moves no lane: its lanes leave the barrier, and split off at
+            // the branch that follows.
+            let t = if let Some(crate::asm::ir::Op::Break { barrier }) = op {
+                format!(
+                    "w{} at {} BREAK: {} of {} lanes leave barrier B{barrier} (a divergent \
+                     branch in the counters; they split off at the next branch)",
+                    r.warp,
+                    addr(r.pc),
+                    r.on.count_ones(),
+                    r.active.count_ones()
+                )
+            } else {
+                format!(
+                    "w{} diverged at {}: {} of {} lanes took the branch",
+                    r.warp,
+                    addr(r.pc),
+                    r.on.count_ones(),
+                    r.active.count_ones()
+                )
+            };
             (r, t)
         }),
         Goal::Reconvergence => issued.find(|r| r.reconverged).map(|r| {

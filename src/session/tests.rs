@@ -332,3 +332,26 @@ fn conditions_parse_or_say_what_is_wrong() {
     }
     assert_eq!(C::RegEquals(2, u32::MAX).to_string(), "R2==-1");
 }
+
+/// `loop-break-its`, step 0: lanes 0 and 16 find their key (lane % 16 ==
+/// 0). `@P1 BREAK B0` (instruction 3, address 0x30) counts as a divergent
+/// branch but moves no lane; `@P1 BRA found` (instruction 4) splits them
+/// off. The hit says which.
+#[test]
+fn a_divergent_break_says_its_lanes_leave_the_barrier() {
+    let sc = Arc::new(builtin::resolve("loop-break-its").expect("built-in loads"));
+    let mut s = Session::new(sc).expect("links");
+    let hit = reached(run_to(&mut s, Goal::Divergence, 1));
+    assert_eq!((hit.warp, hit.pc), (0, 3));
+    assert_eq!(
+        hit.text,
+        "w0 at /*0030*/ BREAK: 2 of 32 lanes leave barrier B0 (a divergent branch in the \
+         counters; they split off at the next branch)"
+    );
+    let hit = reached(run_to(&mut s, Goal::Divergence, 1));
+    assert_eq!(hit.pc, 4);
+    assert_eq!(
+        hit.text,
+        "w0 diverged at /*0040*/: 2 of 32 lanes took the branch"
+    );
+}

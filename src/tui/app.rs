@@ -721,6 +721,17 @@ impl App {
         self.refresh();
     }
 
+    /// Advances a run for about `budget` of wall time (a replay catching
+    /// a recorded run up in slices).
+    pub fn advance_run_for(&mut self, budget: Duration) {
+        if !self.session.is_running() {
+            return;
+        }
+        let stop = self.session.advance_for(budget);
+        self.said_stop(stop);
+        self.refresh();
+    }
+
     /// Completes a run now (what headless use does after a run key).
     pub fn finish_run(&mut self) {
         if !self.session.is_running() {
