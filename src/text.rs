@@ -70,8 +70,31 @@ pub fn clean(s: &str) -> String {
     }
 }
 
+/// `1234567` as `1,234,567`.
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        use super::group_digits;
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1000), "1,000");
+        assert_eq!(group_digits(539_391), "539,391");
+        assert_eq!(group_digits(1_000_003), "1,000,003");
+    }
+
     use super::*;
 
     #[test]

@@ -117,8 +117,8 @@ impl Progress {
         let _ = write!(
             err,
             "\r\u{1b}[2Krunning: cycle {} ({} cycles/s, {:.1} s)",
-            grouped(cycle),
-            grouped(rate as u64),
+            crate::text::group_digits(cycle),
+            crate::text::group_digits(rate as u64),
             elapsed.as_secs_f64()
         );
         let _ = err.flush();
@@ -134,32 +134,5 @@ impl Progress {
             self.shown = false;
             PROGRESS_SHOWN.store(false, Ordering::Relaxed);
         }
-    }
-}
-
-/// `1234567` as `1,234,567`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::grouped;
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(539_391), "539,391");
-        assert_eq!(grouped(1_000_003), "1,000,003");
     }
 }

@@ -450,46 +450,21 @@ pub fn r2p(v: u32, i: u8) -> bool {
 }
 
 /// An atomic's new value in memory from the `old` one and the operands
-/// `b`, `c` (`CAS`: compare with `b`, store `c`).
+/// `b`, `c` (`CAS`: compare with `b`, store `c`): [`atom64`] on the words
+/// zero-extended, but for the signed minimum and maximum, which compare
+/// as `i32`.
 #[inline(always)]
 pub fn atom(op: AtomOp, old: u32, b: u32, c: u32) -> u32 {
     match op {
-        AtomOp::Add => old.wrapping_add(b),
-        AtomOp::PopcInc => old.wrapping_add(1),
-        AtomOp::Inc => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
-        }
-        AtomOp::Dec => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
-        }
-        AtomOp::Exch => b,
-        AtomOp::Cas | AtomOp::CasSpin { .. } => {
-            if old == b {
-                c
-            } else {
-                old
-            }
-        }
         AtomOp::Min { signed: true } => (old as i32).min(b as i32) as u32,
-        AtomOp::Min { signed: false } => old.min(b),
         AtomOp::Max { signed: true } => (old as i32).max(b as i32) as u32,
-        AtomOp::Max { signed: false } => old.max(b),
-        AtomOp::And => old & b,
-        AtomOp::Or => old | b,
-        AtomOp::Xor => old ^ b,
+        _ => atom64(op, old.into(), b.into(), c.into()) as u32,
     }
 }
 
-/// [`atom`] on a 64-bit word (`.64`, register pairs): the same
-/// operations, the signed ones on `i64`.
+/// An atomic's new 64-bit word (`.64`, register pairs) from the `old` one
+/// and the operands `b`, `c` (`CAS`: compare with `b`, store `c`); the
+/// signed minimum and maximum compare as `i64`.
 #[inline(always)]
 pub fn atom64(op: AtomOp, old: u64, b: u64, c: u64) -> u64 {
     match op {

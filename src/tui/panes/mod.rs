@@ -156,18 +156,7 @@ pub fn line(s: String, style: ratatui::style::Style) -> Line<'static> {
     Line::from(Span::styled(s, style))
 }
 
-/// `1234567` as `1,234,567`.
-pub fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::group_digits;
 
 #[cfg(test)]
 mod tests {
