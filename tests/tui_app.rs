@@ -526,3 +526,28 @@ fn max_cycles_stops_the_run_with_its_error() {
     let text = buffer_text(&stopped[0]);
     assert!(text.contains("max_cycles"), "{text}");
 }
+
+/// A long wait says how long and which keys go past it. `load-scattered`:
+/// its FADD waits for the 32-line load until cycle 656 (the scenario's
+/// 658 cycles end with EXIT at 657, one cycle after the FADD, S01), so
+/// at cycle 200 (cycles 0..199 simulated, nothing issued in 199) w0 has
+/// 656 - 200 = 456 cycles to go, on the long scoreboard.
+#[test]
+fn an_idle_cycle_in_a_long_wait_suggests_s_and_d() {
+    let mut a = app("load-scattered");
+    keys(&mut a, "g200<Enter>");
+    assert_eq!(a.cycle(), 200);
+    let screen = buffer_text(&render_to_buffer(&a, 200, 60));
+    assert!(
+        screen.contains(
+            "cycle 199: no warp issued; w0 waits 456 more cycles (long_scoreboard): s to its \
+             next issue, d to a divergence"
+        ),
+        "{screen}"
+    );
+    // Two cycles in, S2R's short wait is below the hint's 4 cycles: no hint.
+    let mut a = app("load-scattered");
+    keys(&mut a, "n n");
+    let screen = buffer_text(&render_to_buffer(&a, 200, 60));
+    assert!(!screen.contains("more cycles ("), "{screen}");
+}

@@ -198,6 +198,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
+/// Cycles of waiting from which the idle line suggests keys that skip it.
+pub const HINT_AFTER: u64 = 4;
+
+/// When the focused warp waits [`HINT_AFTER`] cycles or more: how long,
+/// why, and the keys that go past the wait instead of one idle cycle a key.
+fn wait_hint(app: &App) -> String {
+    let Some(v) = app.focused_view() else {
+        return String::new();
+    };
+    match v.status {
+        WarpStatus::Stalled {
+            reason,
+            cycles_left: Some(n),
+            ..
+        } if n >= HINT_AFTER => format!(
+            "; w{} waits {n} more cycles ({}): s to its next issue, d to a divergence",
+            v.warp,
+            reason.name()
+        ),
+        _ => String::new(),
+    }
+}
+
 /// What each scheduler issued in the last cycle.
 fn last_cycle(app: &App, w: usize) -> Line<'static> {
     let t = app.theme();
@@ -210,14 +233,9 @@ fn last_cycle(app: &App, w: usize) -> Line<'static> {
         ));
     }
     if issues.is_empty() {
-        return Line::from(Span::styled(
-            fit(
-                &format!("cycle {}: no warp issued", app.cycle() - 1),
-                w,
-                g.ellipsis,
-            ),
-            t.style(Role::Dim),
-        ));
+        let mut text = format!("cycle {}: no warp issued", app.cycle() - 1);
+        text.push_str(&wait_hint(app));
+        return Line::from(Span::styled(fit(&text, w, g.ellipsis), t.style(Role::Dim)));
     }
     let mut spans = vec![Span::styled(
         format!("{} ", g.issued),
