@@ -169,7 +169,7 @@ pub fn resolve_pc(prog: &Program, text: &str) -> Result<u32, String> {
         return Err(format!(
             "go to \"{shown}\": instructions are 16 bytes apart, at multiples of 0x10 (0x{:x} or 0x{:x})",
             a / 16 * 16,
-            a / 16 * 16 + 16
+            (a / 16 * 16).saturating_add(16)
         ));
     }
     match u32::try_from(a / 16) {
