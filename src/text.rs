@@ -83,6 +83,24 @@ pub fn group_digits(n: u64) -> String {
     out
 }
 
+/// `s` for XML and HTML text and attribute values, appended to `out`:
+/// `&`, `<`, `>`, `"` and `'` as entities, a newline kept, any other
+/// control character (which XML 1.0 cannot hold) as `?`.
+pub fn escape_markup(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' => out.push('\n'),
+            c if c.is_control() => out.push('?'),
+            c => out.push(c),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

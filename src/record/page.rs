@@ -66,19 +66,11 @@ pub fn numbers(report: &Report) -> Vec<(String, String)> {
     out
 }
 
-/// `text` safe between HTML tags and in attribute values.
+/// `text` safe between HTML tags and in attribute values
+/// ([`crate::text::escape_markup`]).
 pub fn html_escape(text: &str) -> String {
     let mut o = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
+    crate::text::escape_markup(text, &mut o);
     o
 }
 
@@ -100,7 +92,8 @@ fn clock(t: f64) -> String {
 }
 
 /// The page for `cast_text` (the cast file's exact text), recorded of
-/// `scenario`, whose full run gave `report`; `title` heads the page.
+/// `scenario`, whose full run gave `report`; `file_name` names the cast
+/// in the footer.
 pub fn render(
     cast_text: &str,
     cast: &Cast,

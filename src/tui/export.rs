@@ -75,19 +75,6 @@ fn indexed(i: u8) -> String {
     }
 }
 
-fn escape(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c if c.is_control() => out.push('?'),
-            c => out.push(c),
-        }
-    }
-}
-
 /// One cell's drawn look: foreground, background, bold, underline.
 #[derive(Clone, PartialEq, Eq)]
 struct Look {
@@ -179,7 +166,7 @@ pub fn svg(buf: &Buffer) -> String {
                     ""
                 }
             );
-            escape(text, &mut out);
+            crate::text::escape_markup(text, &mut out);
             out.push_str("</text>\n");
         }
     }
@@ -356,7 +343,7 @@ mod tests {
     #[test]
     fn text_is_escaped() {
         let mut s = String::new();
-        escape("a<b&\"c\u{1b}", &mut s);
+        crate::text::escape_markup("a<b&\"c\u{1b}", &mut s);
         assert_eq!(s, "a&lt;b&amp;&quot;c?");
     }
 }
