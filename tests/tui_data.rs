@@ -383,8 +383,7 @@ fn tmux_at_80x24(name: &str, arg: &str) -> Session {
     } else {
         arg.to_string()
     };
-    s.new_session(&format!("'{BIN}' '{arg}'; sleep 600"));
-    s.tmux(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    s.new_session_sized(&format!("'{BIN}' '{arg}'; sleep 600"), 80, 24);
     s
 }
 

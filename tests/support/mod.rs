@@ -145,13 +145,20 @@ impl Session {
 
     /// Starts the session `main`, 100x30, running the shell `command`.
     pub fn new_session(&self, command: &str) {
+        self.new_session_sized(command, 100, 30);
+    }
+
+    /// [`Session::new_session`] in a window of `width` x `height` from the
+    /// start, so the program never draws at another size first.
+    pub fn new_session_sized(&self, command: &str, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
         self.tmux(&[
             "new-session",
             "-d",
             "-x",
-            "100",
+            &w,
             "-y",
-            "30",
+            &h,
             "-s",
             "main",
             command,
