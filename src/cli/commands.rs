@@ -129,6 +129,11 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             crate::scenario::set_foreign(true);
             Ok(crate::record::page_command(&file, &output, given)?)
         }
+        Some(Command::Svg {
+            file,
+            output,
+            chapter,
+        }) => Ok(crate::record::svg_command(&file, &output, chapter)?),
         Some(Command::List) => {
             list();
             Ok(0)

@@ -227,6 +227,19 @@ pub enum Command {
         #[arg(long, value_name = "SCENARIO")]
         scenario: Option<String>,
     },
+    /// Write a cast as one animated SVG image that plays without
+    /// JavaScript (README files, slides): its frames, timing and colours
+    /// as recorded, looping.
+    Svg {
+        /// The `.cast` file (from `warpstep record` or `asciinema rec`).
+        file: String,
+        /// Output file (`.svg`).
+        #[arg(short, long)]
+        output: String,
+        /// Only this chapter: from marker N (1 is the first) to the next.
+        #[arg(long, value_name = "N")]
+        chapter: Option<usize>,
+    },
     /// List the built-in scenarios.
     List,
     /// Compile a CUDA C kernel with nvcc and write a scenario that runs it

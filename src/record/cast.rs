@@ -167,6 +167,22 @@ pub fn parse(file: &str, text: &str) -> Result<Cast, CastError> {
     parse_with(file, text, None)
 }
 
+/// Reads a cast for its frames only (`warpstep svg`): any asciicast v2 or
+/// v3, with or without the `warpstep` header key, which is not read.
+pub fn parse_frames(file: &str, text: &str) -> Result<Cast, CastError> {
+    let none = Meta {
+        version: String::new(),
+        scenario: String::new(),
+        origin: String::new(),
+        ascii: false,
+        animate: false,
+        key_delay: None,
+        convergence: None,
+        policy: None,
+    };
+    parse_with(file, text, Some(none))
+}
+
 /// Reads and checks a cast, asciicast v2 or v3. `given` is the scenario
 /// to re-run when the header has no `warpstep` key (a cast recorded by
 /// asciinema itself, `asciinema rec --stdin -c warpstep`), or instead of

@@ -20,6 +20,7 @@ pub mod marker;
 pub mod page;
 pub mod player;
 pub mod recorder;
+pub mod svg;
 
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
@@ -60,6 +61,8 @@ pub enum RecordError {
     NotUtf8 { file: String, line: usize },
     #[error(transparent)]
     Cast(#[from] CastError),
+    #[error(transparent)]
+    Svg(#[from] svg::SvgError),
     #[error(
         "error: replay needs a terminal (it is a live stepper); `asciinema cat {file}` prints the frames"
     )]
@@ -367,6 +370,38 @@ pub fn page_command(
         "wrote {output}: {} KB, {} chapters",
         html.len().div_ceil(1024),
         page::chapters(&cast).len()
+    );
+    Ok(0)
+}
+
+/// `warpstep svg`: exit 0, or an error for a cast that cannot be read or
+/// made an image of.
+pub fn svg_command(file: &str, output: &str, chapter: Option<usize>) -> Result<i32, RecordError> {
+    let text = read_cast_file(file)?;
+    let cast = cast::parse_frames(file, &text)?;
+    for w in &cast.warnings {
+        eprintln!("warning: {w}");
+    }
+    let film = svg::film(&cast, chapter)?;
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned());
+    let title = match (&cast.title, chapter) {
+        (Some(t), Some(n)) => format!("{} (chapter {n})", clean(t)),
+        (Some(t), None) => clean(t),
+        (None, Some(n)) => format!("{name} (chapter {n})"),
+        (None, None) => name,
+    };
+    let image = svg::render(&film, &title)?;
+    std::fs::write(output, &image).map_err(|source| RecordError::Create {
+        path: output.to_string(),
+        source,
+    })?;
+    eprintln!(
+        "wrote {output}: {} KB, {} frames, {:.1} s",
+        image.len().div_ceil(1024),
+        film.frames.len(),
+        film.duration
     );
     Ok(0)
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::style::{Color, Modifier};
 use serde_json::{Value, json};
 use unicode_width::UnicodeWidthStr;
@@ -102,76 +102,83 @@ pub fn svg(buf: &Buffer) -> String {
     );
     for y in 0..h {
         let row = &buf.content[(y * w) as usize..((y + 1) * w) as usize];
-        // Runs of cells with one look: (first column, cells, look, text).
-        let mut runs: Vec<(u32, u32, Look, String)> = Vec::new();
-        let mut skip = 0usize;
-        for (x, cell) in row.iter().enumerate() {
-            let hidden = skip > 0;
-            skip = skip.saturating_sub(1);
-            let mut fg = rgb(cell.fg);
-            let mut bg = rgb(cell.bg);
-            if cell.modifier.contains(Modifier::REVERSED) {
-                std::mem::swap(&mut fg, &mut bg);
-                fg = fg.or_else(|| Some(DEFAULT_BG.to_string()));
-                bg = bg.or_else(|| Some(DEFAULT_FG.to_string()));
-            }
-            let look = Look {
-                fg: fg.unwrap_or_else(|| DEFAULT_FG.to_string()),
-                bg,
-                bold: cell.modifier.contains(Modifier::BOLD),
-                underline: cell.modifier.contains(Modifier::UNDERLINED),
-            };
-            let sym = if hidden { "" } else { cell.symbol() };
-            if !hidden {
-                skip = UnicodeWidthStr::width(sym).saturating_sub(1);
-            }
-            match runs.last_mut() {
-                Some(r) if r.2 == look => {
-                    r.1 += 1;
-                    r.3.push_str(sym);
-                }
-                _ => runs.push((x as u32, 1, look, sym.to_string())),
-            }
-        }
-        for (x, n, look, _) in &runs {
-            if let Some(bg) = &look.bg {
-                let _ = writeln!(
-                    out,
-                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{CELL_H}\" fill=\"{bg}\"/>",
-                    x * CELL_W,
-                    y * CELL_H,
-                    n * CELL_W
-                );
-            }
-        }
-        for (x, n, look, text) in &runs {
-            if text.trim().is_empty() {
-                continue;
-            }
-            let _ = write!(
-                out,
-                "<text x=\"{}\" y=\"{}\" fill=\"{}\" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\"{}{}>",
-                x * CELL_W,
-                y * CELL_H + 12,
-                look.fg,
-                n * CELL_W,
-                if look.bold {
-                    " font-weight=\"bold\""
-                } else {
-                    ""
-                },
-                if look.underline {
-                    " text-decoration=\"underline\""
-                } else {
-                    ""
-                }
-            );
-            crate::text::escape_markup(text, &mut out);
-            out.push_str("</text>\n");
-        }
+        svg_row(row, y * CELL_H, &mut out);
     }
     out.push_str("</g>\n</svg>\n");
     out
+}
+
+/// One row of cells as SVG, its top edge at `top` pixels: a background
+/// rectangle for each run of cells of one look that has a background, then
+/// a text span for each run that shows something.
+pub fn svg_row(row: &[Cell], top: u32, out: &mut String) {
+    // Runs of cells with one look: (first column, cells, look, text).
+    let mut runs: Vec<(u32, u32, Look, String)> = Vec::new();
+    let mut skip = 0usize;
+    for (x, cell) in row.iter().enumerate() {
+        let hidden = skip > 0;
+        skip = skip.saturating_sub(1);
+        let mut fg = rgb(cell.fg);
+        let mut bg = rgb(cell.bg);
+        if cell.modifier.contains(Modifier::REVERSED) {
+            std::mem::swap(&mut fg, &mut bg);
+            fg = fg.or_else(|| Some(DEFAULT_BG.to_string()));
+            bg = bg.or_else(|| Some(DEFAULT_FG.to_string()));
+        }
+        let look = Look {
+            fg: fg.unwrap_or_else(|| DEFAULT_FG.to_string()),
+            bg,
+            bold: cell.modifier.contains(Modifier::BOLD),
+            underline: cell.modifier.contains(Modifier::UNDERLINED),
+        };
+        let sym = if hidden { "" } else { cell.symbol() };
+        if !hidden {
+            skip = UnicodeWidthStr::width(sym).saturating_sub(1);
+        }
+        match runs.last_mut() {
+            Some(r) if r.2 == look => {
+                r.1 += 1;
+                r.3.push_str(sym);
+            }
+            _ => runs.push((x as u32, 1, look, sym.to_string())),
+        }
+    }
+    for (x, n, look, _) in &runs {
+        if let Some(bg) = &look.bg {
+            let _ = writeln!(
+                out,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{CELL_H}\" fill=\"{bg}\"/>",
+                x * CELL_W,
+                top,
+                n * CELL_W
+            );
+        }
+    }
+    for (x, n, look, text) in &runs {
+        if text.trim().is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" fill=\"{}\" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\" xml:space=\"preserve\"{}{}>",
+            x * CELL_W,
+            top + 12,
+            look.fg,
+            n * CELL_W,
+            if look.bold {
+                " font-weight=\"bold\""
+            } else {
+                ""
+            },
+            if look.underline {
+                " text-decoration=\"underline\""
+            } else {
+                ""
+            }
+        );
+        crate::text::escape_markup(text, out);
+        out.push_str("</text>\n");
+    }
 }
 
 /// The buffer's text, one line per row, trailing spaces cut.
