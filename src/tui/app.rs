@@ -542,8 +542,12 @@ impl App {
     pub fn progress(&self) -> Option<(u64, f64)> {
         let (began, at) = self.run_began?;
         let took = began.elapsed();
-        (self.is_running() && took >= PROGRESS_AFTER)
-            .then(|| (self.cycle().abs_diff(at), took.as_secs_f64()))
+        // A search backwards stays at its cycle: what it simulated counts.
+        let done = self
+            .session
+            .searched_back()
+            .map_or_else(|| self.cycle().abs_diff(at), |(_, n)| n);
+        (self.is_running() && took >= PROGRESS_AFTER).then(|| (done, took.as_secs_f64()))
     }
 
     pub fn should_quit(&self) -> bool {
@@ -568,11 +572,16 @@ impl App {
                 KeyCode::Char('-' | '_') => self.slower(),
                 KeyCode::Char('q') => self.quit = true,
                 _ => {
+                    let searched = self.session.searched_back();
                     self.session.stop();
-                    self.say(
-                        MessageKind::Info,
-                        format!("stopped at cycle {}", self.cycle()),
-                    );
+                    let text = match searched {
+                        Some((reached, _)) => format!(
+                            "stopped searching back at cycle {reached}: still at cycle {}",
+                            self.cycle()
+                        ),
+                        None => format!("stopped at cycle {}", self.cycle()),
+                    };
+                    self.say(MessageKind::Info, text);
                 }
             }
             return;
@@ -611,6 +620,9 @@ impl App {
             KeyCode::Char('d') => self.start(Goal::Divergence, n, false),
             KeyCode::Char('r') => self.start(Goal::Reconvergence, n, false),
             KeyCode::Char('e') => self.start(Goal::End, 1, false),
+            KeyCode::Char('C') => self.start_back(Goal::Breakpoint, n),
+            KeyCode::Char('D') => self.start_back(Goal::Divergence, n),
+            KeyCode::Char('J') => self.start_back(Goal::Reconvergence, n),
             KeyCode::Char('+' | '=') => self.faster(),
             KeyCode::Char('-' | '_') => self.slower(),
             KeyCode::Char('g') => match count {
@@ -756,6 +768,15 @@ impl App {
                     let text = format!("at cycle {c} after {:.1} s", t.as_secs_f64());
                     self.say(MessageKind::Info, text);
                 }
+            }
+            Stop::NoneBefore(c) => {
+                let what = goal.and_then(Goal::sought).unwrap_or_default();
+                self.say(
+                    MessageKind::Warn,
+                    format!(
+                        "no {what} before cycle {c} (searched back to cycle 0): still at cycle {c}"
+                    ),
+                );
             }
             Stop::Halted => match goal.and_then(Goal::sought) {
                 Some(what) => self.say_none_found(&what),
@@ -1035,14 +1056,42 @@ impl App {
                 );
                 return;
             }
+            Err(Refused::AtStart | Refused::NotAnEvent) => {
+                self.say(MessageKind::Warn, "already at cycle 0".into());
+                return;
+            }
             Ok(_) => {}
         }
+        self.began(goal, fast);
+    }
+
+    /// A run just started: timed, and completed at once unless animating.
+    fn began(&mut self, goal: Goal, fast: bool) {
         self.last_goal = Some(goal);
         self.run_began = Some((Instant::now(), self.cycle()));
         if !self.animate {
             self.finish_run();
         } else if fast {
             self.tick();
+        }
+    }
+
+    /// `D`, `J`, `C`: back to the `n`th previous hit of `goal` (always at
+    /// the top speed: a search backwards has nothing to watch).
+    fn start_back(&mut self, goal: Goal, n: u64) {
+        match self.session.start_back(goal, n, true) {
+            Ok(_) => self.began(goal, true),
+            Err(Refused::NoBreakpoint) => self.say(
+                MessageKind::Warn,
+                "no breakpoint set (b sets one at the cursor)".into(),
+            ),
+            Err(_) => {
+                let what = goal.sought().unwrap_or_default();
+                self.say(
+                    MessageKind::Warn,
+                    format!("already at cycle 0: no {what} before it"),
+                );
+            }
         }
     }
 
