@@ -78,6 +78,9 @@ const FULL_HEIGHT: u16 = 32;
 /// From this width on, the about pane is part of the full layout.
 const ABOUT_WIDTH: u16 = 160;
 
+/// The help window scrolls at most this many lines (the page drawn
+/// stops at its last line anyway).
+const HELP_SCROLL_MAX: usize = 200;
 /// Largest count prefix.
 const MAX_COUNT: u64 = 1_000_000_000;
 /// Wall time a fast run (`s`, a go-to, and runs at the top speed)
@@ -309,6 +312,9 @@ pub struct App {
     /// The last `/` search.
     search: Option<String>,
     overlay: Overlay,
+    /// The help window's page and how far it is scrolled.
+    help_page: usize,
+    help_scroll: usize,
     speed: usize,
     message: Option<Message>,
     quit: bool,
@@ -356,6 +362,8 @@ impl App {
             prompt_kind: PromptKind::Cycle,
             search: None,
             overlay: Overlay::None,
+            help_page: 0,
+            help_scroll: 0,
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
@@ -513,6 +521,49 @@ impl App {
         self.overlay
     }
 
+    /// The help window's page (an index of [`panes::help::PAGES`]).
+    pub fn help_page(&self) -> usize {
+        self.help_page
+    }
+
+    /// The help page's first line shown.
+    pub fn help_scroll(&self) -> usize {
+        self.help_scroll
+    }
+
+    /// With the help open, the keys that turn and scroll its pages; true
+    /// if `key` was one.
+    fn help_key(&mut self, key: KeyEvent) -> bool {
+        let n = panes::help::PAGES.len();
+        let page = match key.code {
+            KeyCode::Tab | KeyCode::Right => (self.help_page + 1) % n,
+            KeyCode::BackTab | KeyCode::Left => (self.help_page + n - 1) % n,
+            KeyCode::Char(d @ '1'..='9') if (d as usize - '1' as usize) < n => {
+                d as usize - '1' as usize
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.help_scroll = (self.help_scroll + 1).min(HELP_SCROLL_MAX);
+                return true;
+            }
+            KeyCode::PageDown => {
+                self.help_scroll = (self.help_scroll + 10).min(HELP_SCROLL_MAX);
+                return true;
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.help_scroll = self.help_scroll.saturating_sub(1);
+                return true;
+            }
+            KeyCode::PageUp => {
+                self.help_scroll = self.help_scroll.saturating_sub(10);
+                return true;
+            }
+            _ => return false,
+        };
+        self.help_page = page;
+        self.help_scroll = 0;
+        true
+    }
+
     pub fn message(&self) -> Option<&Message> {
         self.message.as_ref()
     }
@@ -592,6 +643,9 @@ impl App {
             return;
         }
         if ctrl {
+            return;
+        }
+        if self.overlay == Overlay::Help && self.count.is_none() && self.help_key(key) {
             return;
         }
         if let KeyCode::Char(d @ '0'..='9') = key.code
@@ -1113,6 +1167,10 @@ impl App {
 
     fn toggle_overlay(&mut self, o: Overlay) {
         self.overlay = if self.overlay == o { Overlay::None } else { o };
+        if self.overlay == Overlay::Help {
+            self.help_page = 0;
+            self.help_scroll = 0;
+        }
     }
 
     fn toggle_breakpoint(&mut self) {
