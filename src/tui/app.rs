@@ -598,7 +598,7 @@ impl App {
             .session
             .searched_back()
             .map_or_else(|| self.cycle().abs_diff(at), |(_, n)| n);
-        (self.is_running() && took >= PROGRESS_AFTER).then(|| (done, took.as_secs_f64()))
+        (self.is_running() && took >= PROGRESS_AFTER).then_some((done, took.as_secs_f64()))
     }
 
     pub fn should_quit(&self) -> bool {

@@ -98,7 +98,7 @@ fn page_items(page: usize, app: &App) -> Vec<Item> {
                 "the focused warp (w W; Up Down in this pane)",
             ));
             v.push(term(g.issued, "the warp issued in the last cycle"));
-            legend(&mut v, mask_grid::LEGEND, &g);
+            legend(&mut v, mask_grid::LEGEND, g);
             v.push(term(
                 "0070 long_sb 3",
                 "after the lanes: the warp's next pc, then eligible, exited, or why it \
@@ -196,7 +196,7 @@ fn page_items(page: usize, app: &App) -> Vec<Item> {
                 "in the title: the cursor left the focused warp; f follows it again",
             ));
             v.push(Item::Head("The source pane (a program with line info)"));
-            v.push(Item::Text(themed(SOURCE_LEGEND, &g)));
+            v.push(Item::Text(themed(SOURCE_LEGEND, g)));
             for (k, d) in HELP_SOURCE {
                 v.push(term(*k, *d));
             }
@@ -317,11 +317,11 @@ fn page_items(page: usize, app: &App) -> Vec<Item> {
         }
         6 => {
             v.push(Item::Head("Lanes view and lane inspector (l)"));
-            legend(&mut v, lanes::LEGEND, &g);
+            legend(&mut v, lanes::LEGEND, g);
             v.push(Item::Head("Memory pane (m)"));
-            legend(&mut v, memory::LEGEND, &g);
+            legend(&mut v, memory::LEGEND, g);
             v.push(Item::Head("Buffer view (u)"));
-            legend(&mut v, buffer::LEGEND, &g);
+            legend(&mut v, buffer::LEGEND, g);
         }
         _ => {
             v.push(term(
@@ -461,7 +461,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     let r = centered(area, w as u16, h as u16);
     let shown: Vec<Line> = lines.into_iter().skip(first).take(room).collect();
     frame.render_widget(Clear, r);
-    let title = title(page, w.saturating_sub(4), more, &g);
+    let title = title(page, w.saturating_sub(4), more, g);
     frame.render_widget(Paragraph::new(shown).block(plain_block(app, title)), r);
 }
 
@@ -536,6 +536,6 @@ fn render_keys(frame: &mut Frame, area: Rect, app: &App) {
         }
     }
     frame.render_widget(Clear, r);
-    let title = title(0, w.saturating_sub(4), None, &g);
+    let title = title(0, w.saturating_sub(4), None, g);
     frame.render_widget(Paragraph::new(lines).block(plain_block(app, title)), r);
 }
