@@ -299,3 +299,56 @@ fn conditional_breakpoints_stop_only_when_their_condition_holds() {
     );
     assert!(a.conditions().is_empty());
 }
+
+/// The divergences of divergent-loop, found by forward runs from cycle 0
+/// (the reference a run backwards must land on): `(cycle, message)`.
+fn forward_divergences() -> Vec<(u64, String)> {
+    use warpstep::session::{Goal, Session, Stop};
+    let sc = std::sync::Arc::new(warpstep::builtin::resolve("divergent-loop").expect("built-in"));
+    let mut s = Session::new(sc).expect("links");
+    let mut out = Vec::new();
+    loop {
+        s.start(Goal::Divergence, 1, false).expect("starts");
+        match s.finish() {
+            Some(Stop::Reached(h)) => out.push((h.cycle, h.text)),
+            _ => return out,
+        }
+    }
+}
+
+#[test]
+fn shift_d_at_the_end_goes_back_to_the_last_divergence_and_the_one_before() {
+    if !have_tmux() {
+        return;
+    }
+    let hits = forward_divergences();
+    // Four warps, seven divergent BRAs each (the scenario's description).
+    assert_eq!(hits.len(), 28);
+    let s = start("back_d", &["divergent-loop"]);
+    s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
+    s.keys(&["e"]);
+    // `warpstep run divergent-loop`: 540 cycles.
+    s.wait_for("the end", |scr| status_cycle(scr) == Some(540));
+    for (cycle, text) in hits.iter().rev().take(2) {
+        s.keys(&["D"]);
+        let scr = s.wait_for("the previous divergence", |scr| {
+            status_cycle(scr) == Some(*cycle)
+        });
+        let status = scr
+            .lines()
+            .rev()
+            .find(|l| l.starts_with(" cycle "))
+            .unwrap_or("");
+        assert!(status.contains(text.as_str()), "{status}");
+    }
+    // From the first divergence there is none before: said, and it stays.
+    s.keys(&[&format!("{}", hits.len() - 2), "D"]);
+    s.wait_for("the first divergence", |scr| {
+        status_cycle(scr) == Some(hits[0].0)
+    });
+    s.keys(&["D"]);
+    let scr = s.wait_for("none before", |scr| scr.contains("no divergence before"));
+    assert_eq!(status_cycle(&scr), Some(hits[0].0));
+    s.keys(&["q"]);
+    s.wait_for("the shell", |scr| scr.contains("DONE rc=0"));
+}

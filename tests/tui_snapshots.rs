@@ -285,6 +285,40 @@ fn help_and_about_windows() {
     assert_snapshot!("about_80x24", screen(&a, 80, 24));
 }
 
+/// The help's pages after the keys, one per pane: every glyph, mark,
+/// abbreviation and stall name the panes draw, each read against the pane
+/// it explains (and the stall names against `engine::stats::Reason`). At
+/// 80x24 a page taller than the window says it scrolls (`j k`), and `j`
+/// scrolls it; `Tab`, the arrows and the digits turn the pages.
+#[test]
+fn help_pages() {
+    let names = [
+        "mask_grid",
+        "program",
+        "scoreboards",
+        "counters",
+        "ready_queue",
+        "lanes_memory",
+        "status_line",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let a = app("divergent-loop", &format!("12n ? {}", i + 2));
+        assert_eq!(a.help_page(), i + 1);
+        assert_snapshot!(format!("help_{name}_80x24"), screen(&a, 80, 24));
+        assert_snapshot!(format!("help_{name}_200x60"), screen(&a, 200, 60));
+    }
+    let a = app("divergent-loop", "12n ? <Tab> j j");
+    assert_eq!((a.help_page(), a.help_scroll()), (1, 2));
+    assert_snapshot!("help_mask_grid_scrolled_80x24", screen(&a, 80, 24));
+    assert_eq!(app("divergent-loop", "12n ? <Left>").help_page(), 7);
+    assert_eq!(
+        app("divergent-loop", "12n ? <Right> <Right>").help_page(),
+        2
+    );
+    // Reopened, the help starts at the keys again.
+    assert_eq!(app("divergent-loop", "12n ? 3 ? ?").help_page(), 0);
+}
+
 #[test]
 fn prompt_and_count_in_the_status_line() {
     let a = app("divergent-loop", "g 12");

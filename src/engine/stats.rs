@@ -64,6 +64,31 @@ impl Reason {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// What the reason means, in a line (the stepper's help).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Reason::Selected => "issued this cycle",
+            Reason::NotSelected => "eligible, but the scheduler picked another warp",
+            Reason::Wait => {
+                "waiting out the last instruction's stall count (S in its control code)"
+            }
+            Reason::LongScoreboard => {
+                "waiting on a scoreboard of a global-memory producer (LDG, STG)"
+            }
+            Reason::ShortScoreboard => {
+                "waiting on a scoreboard of an on-SM producer (MUFU, LDS, SHFL)"
+            }
+            Reason::Barrier => "waiting at a block barrier (BAR.SYNC) for the block's other warps",
+            Reason::BranchResolving => "waiting for a taken branch to resolve",
+            Reason::MathPipeThrottle => "the MUFU pipe is busy with another warp's instruction",
+            Reason::DispatchStall => {
+                "selected, but another scheduler took the shared memory pipe: the slot is lost"
+            }
+            Reason::ConvergenceBarrier => "its: every group waits at BSYNC or WARPSYNC",
+            Reason::Exited => "exited, waiting for its block's other warps to finish",
+        }
+    }
 }
 
 /// Warp-cycles per reason.

@@ -39,6 +39,15 @@ impl Goal {
         }
     }
 
+    /// `back to the previous divergence`, for a status line: a run
+    /// backwards.
+    pub fn describe_back(self) -> String {
+        match self.sought() {
+            Some(what) => format!("back to the previous {what}"),
+            None => self.describe(),
+        }
+    }
+
     /// `divergence`: what a run to the goal looks for, for a message saying
     /// it found none (`None` for goals that only move in time).
     pub fn sought(self) -> Option<String> {
@@ -60,6 +69,8 @@ pub struct Run {
     pub left: u64,
     /// As fast as possible, not at a frontend's chosen pace.
     pub fast: bool,
+    /// Backwards: to the latest hit before the cycle it started from.
+    pub back: bool,
 }
 
 /// A goal reached in the cycle just simulated: the issue that reached it.

@@ -13,10 +13,15 @@
 //!   reconvergence, a breakpoint, a warp's next issue, the end), and
 //!   [`Session::advance`] simulates it a number of cycles at a time, so an
 //!   animating frontend chooses the pace and the stopping cycle is the same
-//!   at any pace.
+//!   at any pace;
+//! - [`Session::start_back`] begins a run backwards, to the latest cycle
+//!   before the current one at which a goal was hit, searched between
+//!   checkpoints ([`reverse`]) in the same slices and landed on as a
+//!   forward run would have stopped there.
 
 pub mod breakpoints;
 pub mod goal;
+mod reverse;
 pub mod timeline;
 
 use std::sync::Arc;
@@ -44,6 +49,10 @@ pub enum Refused {
     WarpExited(u32),
     /// A run to a breakpoint, but none is set.
     NoBreakpoint,
+    /// A run backwards at cycle 0: nothing came before.
+    AtStart,
+    /// A run backwards to a goal that is not an event (the end, a cycle).
+    NotAnEvent,
 }
 
 /// How a run ended.
@@ -55,6 +64,9 @@ pub enum Stop {
     Halted,
     /// A run to a cycle ([`Goal::Cycle`]) is there.
     Arrived(u64),
+    /// A run backwards found no hit before this cycle, back to cycle 0:
+    /// the session stays at it.
+    NoneBefore(u64),
 }
 
 /// One machine's run, seen at one cycle at a time, with breakpoints and
@@ -65,6 +77,8 @@ pub struct Session {
     timeline: Timeline,
     breakpoints: Breakpoints,
     run: Option<Run>,
+    /// The search of a run backwards.
+    scan: Option<reverse::Scan>,
     /// Cycles a timed advance simulates between looks at the clock,
     /// adapted to how fast the machine runs (it never changes where a run
     /// stops).
@@ -85,6 +99,7 @@ impl Session {
             timeline,
             breakpoints: Breakpoints::default(),
             run: None,
+            scan: None,
             slice: 1024,
         })
     }
@@ -181,10 +196,12 @@ impl Session {
             if c < m.cycle() {
                 self.timeline.rewind(c);
             }
+            self.scan = None;
             self.run = Some(Run {
                 goal,
                 left: 1,
                 fast,
+                back: false,
             });
             return Ok(goal);
         }
@@ -205,12 +222,47 @@ impl Session {
                 return Err(Refused::WarpExited(w));
             }
         }
+        self.scan = None;
         self.run = Some(Run {
             goal,
             left: n.max(1),
             fast,
+            back: false,
         });
         Ok(goal)
+    }
+
+    /// Starts a run backwards, to the `n`th latest cycle before the current
+    /// one at which `goal` was hit: the cycle a forward run from cycle 0
+    /// to that hit stops at, shown the same way. Refused at cycle 0, for a
+    /// breakpoint with none set, and for goals that are no event (the end,
+    /// a cycle). It runs, in slices, by [`Session::advance`]; when it
+    /// finds nothing ([`Stop::NoneBefore`]) or is stopped, the session
+    /// stays where it was.
+    pub fn start_back(&mut self, goal: Goal, n: u64, fast: bool) -> Result<Goal, Refused> {
+        if goal.sought().is_none() {
+            return Err(Refused::NotAnEvent);
+        }
+        if self.cycle() == 0 {
+            return Err(Refused::AtStart);
+        }
+        if goal == Goal::Breakpoint && self.breakpoints.is_empty() {
+            return Err(Refused::NoBreakpoint);
+        }
+        self.scan = Some(reverse::Scan::new(goal, n, self.cycle()));
+        self.run = Some(Run {
+            goal,
+            left: n.max(1),
+            fast,
+            back: true,
+        });
+        Ok(goal)
+    }
+
+    /// A run backwards in progress: the earliest cycle its search reached
+    /// and the cycles it simulated so far.
+    pub fn searched_back(&self) -> Option<(u64, u64)> {
+        self.scan.as_ref().map(|s| (s.reached(), s.simulated()))
     }
 
     /// The run in progress.
@@ -222,8 +274,10 @@ impl Session {
         self.run.is_some()
     }
 
-    /// Ends the run in progress where it is.
+    /// Ends the run in progress where it is (a run backwards: where it
+    /// started, its search dropped).
     pub fn stop(&mut self) -> Option<Run> {
+        self.scan = None;
         self.run.take()
     }
 
@@ -231,6 +285,9 @@ impl Session {
     /// its goal. `None` while it goes on (or when none is in progress).
     pub fn advance(&mut self, cycles: u64) -> Option<Stop> {
         let mut run = self.run?;
+        if run.back {
+            return self.advance_back(cycles);
+        }
         // Goals that only move in time skip idle cycles (see [`timeline`]).
         let target = match run.goal {
             Goal::Cycle(c) => Some(c),
@@ -267,6 +324,37 @@ impl Session {
         }
         self.run = Some(run);
         None
+    }
+
+    /// Searches backwards for at most `cycles` simulated cycles; once the
+    /// hit is found, seeks to it.
+    fn advance_back(&mut self, cycles: u64) -> Option<Stop> {
+        let Some(scan) = self.scan.as_mut() else {
+            self.run = None;
+            return None;
+        };
+        let goal = self.run.map(|r| r.goal)?;
+        let found = scan.advance(&self.timeline, &self.breakpoints, cycles);
+        let from = scan.from();
+        let at = match found {
+            reverse::Found::Searching => return None,
+            reverse::Found::None => {
+                self.run = None;
+                self.scan = None;
+                return Some(Stop::NoneBefore(from));
+            }
+            reverse::Found::At(c) => c,
+        };
+        self.run = None;
+        self.scan = None;
+        self.timeline.seek(at);
+        // The same test found it there: the hit as a forward run reports it.
+        Some(
+            match goal::hit(self.timeline.machine(), &self.breakpoints, goal) {
+                Some(hit) => Stop::Reached(hit),
+                None => Stop::Arrived(self.cycle()),
+            },
+        )
     }
 
     /// Simulates the run for about `budget` of wall time, in slices whose

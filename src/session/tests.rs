@@ -355,3 +355,191 @@ fn a_divergent_break_says_its_lanes_leave_the_barrier() {
         "w0 diverged at /*0040*/: 2 of 32 lanes took the branch"
     );
 }
+
+// ---- runs backwards ---------------------------------------------------------
+
+/// Runs backwards to `goal`'s `n`th previous hit at once.
+fn run_back(s: &mut Session, goal: Goal, n: u64) -> Option<Stop> {
+    s.start_back(goal, n, true).expect("starts");
+    s.finish()
+}
+
+/// Every hit of `goal` in a run from cycle 0 to the end, found by forward
+/// runs (the reference a run backwards must agree with): the cycle each
+/// leaves the session at, its text, and the machine there.
+fn forward_hits(sc: &Arc<Scenario>, goal: Goal, bps: &[u32]) -> Vec<(u64, String, String)> {
+    let mut s = Session::new(Arc::clone(sc)).expect("links");
+    for &pc in bps {
+        s.toggle_breakpoint(pc);
+    }
+    let mut hits = Vec::new();
+    while let Some(Stop::Reached(h)) = run_to(&mut s, goal, 1) {
+        hits.push((h.cycle, h.text, fingerprint(&s)));
+    }
+    hits
+}
+
+#[test]
+fn back_to_the_previous_reconvergence_and_divergence_of_if_else() {
+    // Hand-counted (top of this file): the divergence shows at cycle 5,
+    // the reconvergence at 11, the end is 14.
+    let mut s = session();
+    s.goto(100);
+    assert_eq!(s.cycle(), 14);
+    let hit = reached(run_back(&mut s, Goal::Reconvergence, 1));
+    assert_eq!((hit.cycle, hit.pc), (11, 3));
+    assert_eq!(s.cycle(), 11);
+    assert_eq!(
+        hit.text,
+        "w0: the 16 lanes that issued /*0030*/ rejoin others"
+    );
+    // Strictly before: the one shown now does not count, and there is no
+    // earlier one; the session stays.
+    assert_eq!(
+        run_back(&mut s, Goal::Reconvergence, 1),
+        Some(Stop::NoneBefore(11))
+    );
+    assert_eq!(s.cycle(), 11);
+    assert!(!s.is_running());
+    let hit = reached(run_back(&mut s, Goal::Divergence, 1));
+    assert_eq!((hit.cycle, hit.pc), (5, 1));
+    assert_eq!(
+        hit.text,
+        "w0 diverged at /*0010*/: 16 of 32 lanes took the branch"
+    );
+    // The screen there is the one a forward run to it shows.
+    let mut fwd = session();
+    reached(run_to(&mut fwd, Goal::Divergence, 1));
+    assert_eq!(fingerprint(&s), fingerprint(&fwd));
+    // From cycle 5 the divergence is the current cycle's: none before.
+    assert_eq!(
+        run_back(&mut s, Goal::Divergence, 1),
+        Some(Stop::NoneBefore(5))
+    );
+    // A breakpoint on the then side's FADD (pc 2, issued in cycle 9).
+    s.goto(14);
+    assert_eq!(
+        s.start_back(Goal::Breakpoint, 1, true),
+        Err(Refused::NoBreakpoint)
+    );
+    s.toggle_breakpoint(2);
+    let hit = reached(run_back(&mut s, Goal::Breakpoint, 1));
+    assert_eq!((hit.cycle, hit.pc), (10, 2));
+    assert!(hit.text.starts_with("breakpoint: w0 issued /*0020*/ FADD"));
+    // At cycle 0 nothing came before; the end and cycles are no events.
+    s.goto(0);
+    assert_eq!(
+        s.start_back(Goal::Divergence, 1, true),
+        Err(Refused::AtStart)
+    );
+    s.goto(3);
+    assert_eq!(s.start_back(Goal::End, 1, true), Err(Refused::NotAnEvent));
+    assert_eq!(
+        s.start_back(Goal::Cycle(1), 1, true),
+        Err(Refused::NotAnEvent)
+    );
+}
+
+#[test]
+fn back_through_every_divergence_of_divergent_loop_lands_on_each_in_turn() {
+    let sc = Arc::new(builtin::resolve("divergent-loop").expect("built-in loads"));
+    // Four warps, 7 divergent BRAs each (the scenario's description); on
+    // the SIMT stack each warp's lanes rejoin once, at 0090 after the
+    // loop, when its last lanes leave it.
+    for (goal, count) in [(Goal::Divergence, 28), (Goal::Reconvergence, 4)] {
+        let hits = forward_hits(&sc, goal, &[]);
+        assert_eq!(hits.len(), count, "{goal:?}");
+        let mut s = Session::new(Arc::clone(&sc)).expect("links");
+        s.goto(u64::MAX);
+        // `cargo run -- run divergent-loop`: 540 cycles.
+        assert_eq!(s.cycle(), 540);
+        for (cycle, text, screen) in hits.iter().rev() {
+            let hit = reached(run_back(&mut s, goal, 1));
+            assert_eq!((hit.cycle, &hit.text), (*cycle, text), "{goal:?}");
+            assert_eq!(&fingerprint(&s), screen, "{goal:?} at {cycle}");
+        }
+        let first = hits[0].0;
+        assert_eq!(run_back(&mut s, goal, 1), Some(Stop::NoneBefore(first)));
+        assert_eq!(s.cycle(), first);
+        // A count goes back that many: from the end, the third from last.
+        s.goto(540);
+        let hit = reached(run_back(&mut s, goal, 3));
+        assert_eq!(hit.cycle, hits[hits.len() - 3].0);
+        // More than there are: none, and the session stays.
+        s.goto(540);
+        assert_eq!(
+            run_back(&mut s, goal, count as u64 + 1),
+            Some(Stop::NoneBefore(540))
+        );
+        assert_eq!(s.cycle(), 540);
+    }
+    // Breakpoints: every issue of `@P0 BRA loop` (pc 8), 4 warps x 8 trips.
+    let hits = forward_hits(&sc, Goal::Breakpoint, &[8]);
+    assert_eq!(hits.len(), 32);
+    let mut s = Session::new(Arc::clone(&sc)).expect("links");
+    s.toggle_breakpoint(8);
+    s.goto(u64::MAX);
+    for (cycle, text, _) in hits.iter().rev().take(5) {
+        let hit = reached(run_back(&mut s, Goal::Breakpoint, 1));
+        assert_eq!((hit.cycle, &hit.text), (*cycle, text));
+    }
+}
+
+/// One warp whose even lanes loop once and odd lanes `trips` times: the
+/// first `@P0 BRA loop` diverges, no later one does, and the run is long
+/// enough for many checkpoint segments.
+fn one_early_divergence(trips: u32) -> Arc<Scenario> {
+    let yaml = format!(
+        "name: one early divergence\nlaunch: {{threads: 32}}\n\
+         inputs: {{R5: \"lane % 2 * {trips} + 1\"}}\nprogram: |\n  \
+         loop:\n  IADD3 R2, R2, 1, RZ\n  ISETP.LT.AND P0, PT, R2, R5, PT\n  @P0 BRA loop\n  EXIT\n"
+    );
+    Arc::new(
+        Scenario::from_text(&yaml, crate::scenario::Origin::Builtin("early".into()))
+            .expect("loads"),
+    )
+}
+
+#[test]
+fn a_run_back_searches_every_segment_once_in_slices_and_can_be_stopped() {
+    let sc = one_early_divergence(5000);
+    let hits = forward_hits(&sc, Goal::Divergence, &[]);
+    assert_eq!(hits.len(), 1);
+    let (first, text, screen) = &hits[0];
+    let mut s = Session::new(Arc::clone(&sc)).expect("links");
+    s.goto(u64::MAX);
+    let end = s.cycle();
+    assert!(end > 20_000, "{end}");
+    assert!(s.timeline().checkpoint_count() > 10);
+    // In slices of 1,000 cycles: each slice simulates at most that, and
+    // the whole search at most the cycles from 0 to the end.
+    s.start_back(Goal::Divergence, 1, true).expect("starts");
+    let mut slices = 0;
+    let stop = loop {
+        slices += 1;
+        let before = s.searched_back().map_or(0, |(_, n)| n);
+        if let Some(stop) = s.advance(1000) {
+            break stop;
+        }
+        let (reached, n) = s.searched_back().expect("searching");
+        assert!(n - before <= 1000);
+        assert!(reached < end);
+        // The session does not move while it searches.
+        assert_eq!(s.cycle(), end);
+    };
+    let hit = reached(Some(stop));
+    assert_eq!((hit.cycle, &hit.text), (*first, text));
+    assert_eq!(&fingerprint(&s), screen);
+    assert_eq!(slices as u64, end.div_ceil(1000));
+    // Stopped part way, it is where it started.
+    s.goto(end);
+    s.start_back(Goal::Divergence, 1, true).expect("starts");
+    assert_eq!(s.advance(3000), None);
+    let (reached, n) = s.searched_back().expect("searching");
+    assert_eq!(n, 3000);
+    assert!(reached < end && reached > *first);
+    assert!(s.stop().is_some_and(|r| r.back));
+    assert_eq!(s.cycle(), end);
+    assert_eq!(s.searched_back(), None);
+    assert!(!s.is_running());
+}

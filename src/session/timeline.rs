@@ -256,6 +256,12 @@ impl Timeline {
         while self.cycle() < target && self.step() {}
     }
 
+    /// The checkpoint with the greatest cycle before `cycle` (`None` for
+    /// cycle 0): where a backward search starts a segment.
+    pub(crate) fn checkpoint_before(&self, cycle: u64) -> Option<Arc<Machine>> {
+        self.latest_checkpoint(cycle.checked_sub(1)?)
+    }
+
     /// The checkpoint with the greatest cycle at or before `cycle`.
     fn latest_checkpoint(&self, cycle: u64) -> Option<Arc<Machine>> {
         let c = self.coarse.range(..=cycle).next_back();

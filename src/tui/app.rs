@@ -78,6 +78,9 @@ const FULL_HEIGHT: u16 = 32;
 /// From this width on, the about pane is part of the full layout.
 const ABOUT_WIDTH: u16 = 160;
 
+/// The help window scrolls at most this many lines (the page drawn
+/// stops at its last line anyway).
+const HELP_SCROLL_MAX: usize = 200;
 /// Largest count prefix.
 const MAX_COUNT: u64 = 1_000_000_000;
 /// Wall time a fast run (`s`, a go-to, and runs at the top speed)
@@ -309,6 +312,9 @@ pub struct App {
     /// The last `/` search.
     search: Option<String>,
     overlay: Overlay,
+    /// The help window's page and how far it is scrolled.
+    help_page: usize,
+    help_scroll: usize,
     speed: usize,
     message: Option<Message>,
     quit: bool,
@@ -356,6 +362,8 @@ impl App {
             prompt_kind: PromptKind::Cycle,
             search: None,
             overlay: Overlay::None,
+            help_page: 0,
+            help_scroll: 0,
             speed: DEFAULT_SPEED,
             message: None,
             quit: false,
@@ -513,6 +521,49 @@ impl App {
         self.overlay
     }
 
+    /// The help window's page (an index of [`panes::help::PAGES`]).
+    pub fn help_page(&self) -> usize {
+        self.help_page
+    }
+
+    /// The help page's first line shown.
+    pub fn help_scroll(&self) -> usize {
+        self.help_scroll
+    }
+
+    /// With the help open, the keys that turn and scroll its pages; true
+    /// if `key` was one.
+    fn help_key(&mut self, key: KeyEvent) -> bool {
+        let n = panes::help::PAGES.len();
+        let page = match key.code {
+            KeyCode::Tab | KeyCode::Right => (self.help_page + 1) % n,
+            KeyCode::BackTab | KeyCode::Left => (self.help_page + n - 1) % n,
+            KeyCode::Char(d @ '1'..='9') if (d as usize - '1' as usize) < n => {
+                d as usize - '1' as usize
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.help_scroll = (self.help_scroll + 1).min(HELP_SCROLL_MAX);
+                return true;
+            }
+            KeyCode::PageDown => {
+                self.help_scroll = (self.help_scroll + 10).min(HELP_SCROLL_MAX);
+                return true;
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.help_scroll = self.help_scroll.saturating_sub(1);
+                return true;
+            }
+            KeyCode::PageUp => {
+                self.help_scroll = self.help_scroll.saturating_sub(10);
+                return true;
+            }
+            _ => return false,
+        };
+        self.help_page = page;
+        self.help_scroll = 0;
+        true
+    }
+
     pub fn message(&self) -> Option<&Message> {
         self.message.as_ref()
     }
@@ -542,8 +593,12 @@ impl App {
     pub fn progress(&self) -> Option<(u64, f64)> {
         let (began, at) = self.run_began?;
         let took = began.elapsed();
-        (self.is_running() && took >= PROGRESS_AFTER)
-            .then(|| (self.cycle().abs_diff(at), took.as_secs_f64()))
+        // A search backwards stays at its cycle: what it simulated counts.
+        let done = self
+            .session
+            .searched_back()
+            .map_or_else(|| self.cycle().abs_diff(at), |(_, n)| n);
+        (self.is_running() && took >= PROGRESS_AFTER).then_some((done, took.as_secs_f64()))
     }
 
     pub fn should_quit(&self) -> bool {
@@ -568,11 +623,16 @@ impl App {
                 KeyCode::Char('-' | '_') => self.slower(),
                 KeyCode::Char('q') => self.quit = true,
                 _ => {
+                    let searched = self.session.searched_back();
                     self.session.stop();
-                    self.say(
-                        MessageKind::Info,
-                        format!("stopped at cycle {}", self.cycle()),
-                    );
+                    let text = match searched {
+                        Some((reached, _)) => format!(
+                            "stopped searching back at cycle {reached}: still at cycle {}",
+                            self.cycle()
+                        ),
+                        None => format!("stopped at cycle {}", self.cycle()),
+                    };
+                    self.say(MessageKind::Info, text);
                 }
             }
             return;
@@ -583,6 +643,9 @@ impl App {
             return;
         }
         if ctrl {
+            return;
+        }
+        if self.overlay == Overlay::Help && self.count.is_none() && self.help_key(key) {
             return;
         }
         if let KeyCode::Char(d @ '0'..='9') = key.code
@@ -611,6 +674,9 @@ impl App {
             KeyCode::Char('d') => self.start(Goal::Divergence, n, false),
             KeyCode::Char('r') => self.start(Goal::Reconvergence, n, false),
             KeyCode::Char('e') => self.start(Goal::End, 1, false),
+            KeyCode::Char('C') => self.start_back(Goal::Breakpoint, n),
+            KeyCode::Char('D') => self.start_back(Goal::Divergence, n),
+            KeyCode::Char('J') => self.start_back(Goal::Reconvergence, n),
             KeyCode::Char('+' | '=') => self.faster(),
             KeyCode::Char('-' | '_') => self.slower(),
             KeyCode::Char('g') => match count {
@@ -756,6 +822,15 @@ impl App {
                     let text = format!("at cycle {c} after {:.1} s", t.as_secs_f64());
                     self.say(MessageKind::Info, text);
                 }
+            }
+            Stop::NoneBefore(c) => {
+                let what = goal.and_then(Goal::sought).unwrap_or_default();
+                self.say(
+                    MessageKind::Warn,
+                    format!(
+                        "no {what} before cycle {c} (searched back to cycle 0): still at cycle {c}"
+                    ),
+                );
             }
             Stop::Halted => match goal.and_then(Goal::sought) {
                 Some(what) => self.say_none_found(&what),
@@ -1035,14 +1110,42 @@ impl App {
                 );
                 return;
             }
+            Err(Refused::AtStart | Refused::NotAnEvent) => {
+                self.say(MessageKind::Warn, "already at cycle 0".into());
+                return;
+            }
             Ok(_) => {}
         }
+        self.began(goal, fast);
+    }
+
+    /// A run just started: timed, and completed at once unless animating.
+    fn began(&mut self, goal: Goal, fast: bool) {
         self.last_goal = Some(goal);
         self.run_began = Some((Instant::now(), self.cycle()));
         if !self.animate {
             self.finish_run();
         } else if fast {
             self.tick();
+        }
+    }
+
+    /// `D`, `J`, `C`: back to the `n`th previous hit of `goal` (always at
+    /// the top speed: a search backwards has nothing to watch).
+    fn start_back(&mut self, goal: Goal, n: u64) {
+        match self.session.start_back(goal, n, true) {
+            Ok(_) => self.began(goal, true),
+            Err(Refused::NoBreakpoint) => self.say(
+                MessageKind::Warn,
+                "no breakpoint set (b sets one at the cursor)".into(),
+            ),
+            Err(_) => {
+                let what = goal.sought().unwrap_or_default();
+                self.say(
+                    MessageKind::Warn,
+                    format!("already at cycle 0: no {what} before it"),
+                );
+            }
         }
     }
 
@@ -1064,6 +1167,10 @@ impl App {
 
     fn toggle_overlay(&mut self, o: Overlay) {
         self.overlay = if self.overlay == o { Overlay::None } else { o };
+        if self.overlay == Overlay::Help {
+            self.help_page = 0;
+            self.help_scroll = 0;
+        }
     }
 
     fn toggle_breakpoint(&mut self) {

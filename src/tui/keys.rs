@@ -10,6 +10,7 @@
 //! | `d` | run until a branch diverges |
 //! | `r` | run until lanes reconverge |
 //! | `e` | run to the end |
+//! | `D` / `J` / `C` | back to the previous divergence / reconvergence (lanes rejoin) / breakpoint hit: the latest cycle before this one that a forward run would stop at, shown as it would; none: says so and stays |
 //! | `+` / `-` | faster / slower runs (the top speed, the default, is paced by wall time) |
 //! | `Esc`, any other key | stops a run or a go-to (`q` and `Ctrl-C` still quit) |
 //! | `g` | go to cycle N (type N, then `Enter`; `Esc` cancels); `120g` goes at once |
@@ -69,6 +70,9 @@ pub const HELP: &[(&str, &str)] = &[
     ("d", "run to divergence"),
     ("r", "run to reconvergence"),
     ("e", "run to the end"),
+    ("D", "back to divergence"),
+    ("J", "back to reconvergence"),
+    ("C", "back to breakpoint"),
     ("+ -", "faster / slower runs"),
     ("Esc, any key", "stops a run or a go-to"),
     ("g", "go to cycle: g N Enter"),

@@ -73,7 +73,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
             format!(
                 "{} running {}{progress} · {speed} · Esc stops, q quits",
                 g.focus,
-                run.goal.describe()
+                if run.back {
+                    run.goal.describe_back()
+                } else {
+                    run.goal.describe()
+                }
             ),
             Role::Warn,
             12,
