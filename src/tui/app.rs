@@ -55,6 +55,12 @@ use ratatui::widgets::Clear;
 mod data;
 #[path = "app_nav.rs"]
 mod nav;
+#[path = "app_tour.rs"]
+mod tour;
+
+pub use tour::{
+    StepOutcome, check_step, play_headless as play_tour_headless, wrap as wrap_caption,
+};
 
 use super::keys;
 use super::panes::{self, addr};
@@ -328,6 +334,8 @@ pub struct App {
     /// The size last drawn in: what an export writes.
     drawn: Cell<Rect>,
     export_dir: PathBuf,
+    /// The scenario's tour, as far as it was played.
+    tour_state: tour::TourState,
 }
 
 impl App {
@@ -370,6 +378,7 @@ impl App {
             data: DataState::default(),
             drawn: Cell::new(Rect::new(0, 0, 100, 30)),
             export_dir: PathBuf::from("."),
+            tour_state: tour::TourState::default(),
         };
         app.refresh();
         Ok(app)
@@ -583,6 +592,9 @@ impl App {
             return;
         }
         if ctrl {
+            return;
+        }
+        if self.tour_key(&key) {
             return;
         }
         if let KeyCode::Char(d @ '0'..='9') = key.code
@@ -800,6 +812,8 @@ impl App {
                 self.draw_compact(frame, main);
             }
             panes::status::render(frame, status, self);
+            let full = area.width >= FULL_WIDTH && area.height >= FULL_HEIGHT;
+            self.draw_tour(frame, main, full);
             self.draw_overlay(frame, main);
         }
         if self.theme.ascii {
