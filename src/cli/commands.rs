@@ -85,10 +85,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             controls,
         }) => Ok(check(&scenarios, controls)),
         Some(Command::Test { paths }) => Ok(test(&paths)),
+        Some(Command::Tour { scenario, ascii }) => tour(&scenario, ascii),
         Some(Command::Record {
             scenario,
             output,
             keys,
+            tour,
             size,
             svg,
             ascii,
@@ -97,6 +99,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             &scenario,
             &output,
             keys.as_deref(),
+            tour,
             &size,
             svg.as_deref(),
             ascii,
@@ -207,6 +210,59 @@ fn stepper(args: &TuiArgs) -> Result<i32, CliError> {
         .map_err(|error| CliError::Machine { origin, error })?;
     tui::run_interactive(&mut app)?;
     Ok(0)
+}
+
+/// `warpstep tour`: the stepper on the scenario's tour, at its first step.
+/// A scenario without a tour is an error before the terminal is touched.
+fn tour(name: &str, ascii: bool) -> Result<i32, CliError> {
+    let scenario = builtin::resolve(name)?;
+    warn(&scenario);
+    if scenario.tour.is_empty() {
+        errln!(
+            "error: {} has no tour (`tour:` in the file; docs/scenario-format.md, \"Tours\")\n  = hint: `warpstep {name}` opens it in the stepper",
+            scenario.origin
+        );
+        return Ok(2);
+    }
+    scenario.check_stepper_budget()?;
+    let origin = scenario.origin.to_string();
+    let options = Options {
+        ascii,
+        color: tui::theme::Theme::color_from_env(),
+        animate: true,
+    };
+    let mut app = App::new(Arc::new(scenario), options)
+        .map_err(|error| CliError::Machine { origin, error })?;
+    app.start_tour();
+    tui::run_interactive(&mut app)?;
+    Ok(0)
+}
+
+/// A scenario's tour played headless: a problem per step whose `expect:`
+/// fails, named by its number and its caption's first line.
+fn tour_problems(sc: &Scenario) -> Result<Vec<String>, String> {
+    if sc.tour.is_empty() {
+        return Ok(Vec::new());
+    }
+    let steps =
+        crate::tui::app::play_tour_headless(Arc::new(sc.clone())).map_err(|e| e.to_string())?;
+    let n = steps.len();
+    Ok(steps
+        .iter()
+        .flat_map(|s| {
+            s.results.iter().filter(|r| !r.ok).map(move |r| {
+                format!(
+                    "tour step {}/{n} ({}) at cycle {}: {} expected {} got {}",
+                    s.step + 1,
+                    s.title,
+                    s.cycle,
+                    r.key,
+                    r.expected,
+                    r.actual
+                )
+            })
+        })
+        .collect())
 }
 
 /// Loads a scenario or prints why not.
@@ -605,12 +661,13 @@ fn test(paths: &[String]) -> i32 {
                 continue;
             }
         };
-        if sc.expect.is_empty() {
+        if sc.expect.is_empty() && sc.tour.is_empty() {
             outln!("--   {t}: no expect: block");
             continue;
         }
         let name = text::sanitize(&sc.name);
         let expects_faults = sc.expect.iter().any(|e| e.key.starts_with("faults"));
+        let tour = tour_problems(&sc);
         match run_report(sc) {
             Ok(r) => {
                 let bad: Vec<String> = r
@@ -627,6 +684,10 @@ fn test(paths: &[String]) -> i32 {
                 // Faults fail a test unless the scenario expects them.
                 if r.faults_total > 0 && !expects_faults {
                     problems.push(format!("{} lanes faulted", r.faults_total));
+                }
+                match &tour {
+                    Ok(t) => problems.extend(t.iter().cloned()),
+                    Err(e) => problems.push(format!("the tour: {e}")),
                 }
                 if problems.is_empty() {
                     outln!("ok   {t}  ({name})");

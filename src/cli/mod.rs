@@ -160,10 +160,22 @@ pub enum Command {
         #[arg(long)]
         controls: bool,
     },
-    /// Run every scenario's `expect:` block (files, directories, or the
+    /// Run every scenario's `expect:` block and play its tour headless,
+    /// checking each step's `expect:` (files, directories, or the
     /// built-ins when no path is given).
     Test { paths: Vec<String> },
+    /// Open the stepper on a scenario's tour (`tour:`): a caption per
+    /// step; Space next step, Backspace previous, stepping keys explore,
+    /// t returns to the tour.
+    Tour {
+        /// Scenario file or built-in name.
+        scenario: String,
+        /// Draw with ASCII only.
+        #[arg(long)]
+        ascii: bool,
+    },
     /// Record a stepping session as an asciicast v2 file.
+    #[command(group(clap::ArgGroup::new("scripted").args(["keys", "tour"])))]
     Record {
         /// Scenario file or built-in name.
         scenario: String,
@@ -178,14 +190,20 @@ pub enum Command {
         /// PageDown, F1..F12, C-x (Ctrl plus x), <lt> for `<`. So
         /// "g 100 Enter q" is g 1 0 0 Enter q. SIGINT or SIGTERM stops a
         /// long recording (exit 130, 143).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "tour")]
         keys: Option<String>,
+        /// Play the scenario's tour instead of reading the keyboard: `t`,
+        /// then Space for each further step, each step a marker named by
+        /// its caption's first line (no terminal needed).
+        #[arg(long)]
+        tour: bool,
         /// Terminal size for `--keys`, COLSxROWS (an interactive recording
         /// uses the terminal's).
         #[arg(long, default_value = "100x30")]
         size: String,
-        /// Also write the last frame as an SVG image to FILE (with --keys).
-        #[arg(long, value_name = "FILE", requires = "keys")]
+        /// Also write the last frame as an SVG image to FILE (with --keys
+        /// or --tour).
+        #[arg(long, value_name = "FILE", requires = "scripted")]
         svg: Option<String>,
         /// Draw with ASCII only.
         #[arg(long)]

@@ -53,6 +53,11 @@ pub enum RecordError {
     Size(String),
     #[error("error: --keys: {0}")]
     Keys(KeyScriptError),
+    #[error(
+        "error: --tour: {} has no tour (`tour:` in the file; docs/scenario-format.md, \"Tours\")",
+        clean(.origin)
+    )]
+    NoTour { origin: String },
     #[error("error: --speed {0}: give a factor above 0, like 0.5 or 2")]
     Speed(f64),
     #[error("error: cannot read `{file}`: {error}")]
@@ -124,6 +129,7 @@ pub fn record_command(
     scenario: &str,
     output: &str,
     keys: Option<&str>,
+    tour: bool,
     size: &str,
     svg: Option<&str>,
     ascii: bool,
@@ -139,7 +145,19 @@ pub fn record_command(
     crate::cli::apply_model(&mut sc, model)?;
     sc.check_stepper_budget()?;
     let sc = Arc::new(sc);
-    let Some(script) = keys else {
+    if tour && sc.tour.is_empty() {
+        return Err(RecordError::NoTour {
+            origin: sc.origin.to_string(),
+        });
+    }
+    // The tour is its keys: `t` starts it, Space plays each next step.
+    let tour_script = tour.then(|| {
+        std::iter::once("t")
+            .chain(std::iter::repeat_n("Space", sc.tour.len() - 1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let Some(script) = keys.or(tour_script.as_deref()) else {
         if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
             return Err(RecordError::NoTerminal);
         }

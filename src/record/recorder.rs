@@ -62,6 +62,8 @@ pub struct Recorder<W: Write> {
     cast: CastWriter<W>,
     /// The cycle the last frame showed.
     shown: u64,
+    /// The tour step the last frame showed.
+    shown_step: Option<usize>,
     first: bool,
 }
 
@@ -71,6 +73,7 @@ impl<W: Write> Recorder<W> {
         Ok(Recorder {
             cast: CastWriter::new(out, header)?,
             shown: app.session().cycle(),
+            shown_step: None,
             first: true,
         })
     }
@@ -88,7 +91,8 @@ impl<W: Write> Recorder<W> {
     }
 
     /// The `o` event of a frame drawn with `bytes`, then a marker if it
-    /// shows a cycle the frame before did not.
+    /// shows a cycle the frame before did not, or a tour step: a step's
+    /// marker is its caption's first line (a chapter in a player).
     pub fn frame(&mut self, time: f64, bytes: &[u8], app: &App) -> io::Result<()> {
         let mut data = String::from_utf8_lossy(bytes).into_owned();
         if std::mem::take(&mut self.first) {
@@ -98,6 +102,15 @@ impl<W: Write> Recorder<W> {
             self.cast.event(time, "o", &data)?;
         }
         let session = app.session();
+        let step = app.tour_step();
+        if step != self.shown_step {
+            self.shown_step = step;
+            if let Some(title) = step.and_then(|i| app.tour().get(i)).map(|s| s.title()) {
+                self.shown = session.cycle();
+                self.cast.event(time, "m", title)?;
+                return Ok(());
+            }
+        }
         if session.cycle() != self.shown {
             self.shown = session.cycle();
             self.cast.event(time, "m", &marker::label(session))?;

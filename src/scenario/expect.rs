@@ -16,15 +16,26 @@ pub(super) fn load_expect(
     let Some(raw) = raw else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::with_capacity(raw.value.0.len());
-    for (key, value) in &raw.value.0 {
+    load_entries(src, "expect", &raw.value.0, buffers)
+}
+
+/// The checks of an `expect:` mapping written under `prefix` (`expect`,
+/// or a tour step's `tour.2.expect`).
+pub(super) fn load_entries(
+    src: &SourceFile<'_>,
+    prefix: &str,
+    entries: &[(Spanned<Node>, Spanned<Node>)],
+    buffers: &[BufferSpec],
+) -> Result<Vec<Expectation>, LoadError> {
+    let mut out = Vec::with_capacity(entries.len());
+    for (key, value) in entries {
         let pos = Pos::of(key);
         let path = match &key.value {
             Node::Str(s) => s.clone(),
             Node::Int(v) => v.to_string(),
             other => other.kind().to_string(),
         };
-        let key_path = format!("expect.{path}");
+        let key_path = format!("{prefix}.{path}");
         if !valid_path(&path) {
             return Err(src
                 .error(pos, &key_path, format!("`{path}` is not a report key"))

@@ -269,6 +269,19 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
     if let (Some(map), Some(c)) = (source_map.as_mut(), cuda_source.as_ref()) {
         map.set_text(&c.name, c.text.clone());
     }
+    let tour = super::tour::load_tour(
+        &src,
+        raw.tour.as_ref(),
+        &super::tour::TourContext {
+            program: &program,
+            program_line: anchor.0,
+            buffers: &buffers,
+            warps: u64::from(launch.blocks) * u64::from(machine.warps_per_block(launch.block_dim)),
+            warp_width: machine.warp_width,
+            has_source: source_map.is_some(),
+            source_map: source_map.as_ref(),
+        },
+    )?;
     Ok(Scenario {
         origin,
         source: text.to_string(),
@@ -288,6 +301,7 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
         program_line: anchor.0,
         program_indent: anchor.1,
         expect,
+        tour,
         cuda: cuda_source,
         warnings,
         loaded_model,

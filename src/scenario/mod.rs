@@ -24,6 +24,7 @@ mod memory;
 mod program;
 mod raw;
 pub mod source;
+pub mod tour;
 mod values;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ use crate::expr::{Env, Expr, ThreadCtx};
 
 pub use cuda::{CompiledNote, CudaSource};
 pub use memory::{BUFFER_GAP, FIRST_BASE, MAX_MEMORY};
+pub use tour::{TourAction, TourFocus, TourGoal, TourPane, TourStep};
 
 /// The simulated machine (`machine:`), every default applied: the engine's
 /// own settings, which a scenario builds.
@@ -230,6 +232,9 @@ pub struct Scenario {
     pub program_line: u32,
     pub program_indent: u32,
     pub expect: Vec<Expectation>,
+    /// The guided walk through the run (`tour:`), in order; empty without
+    /// one.
+    pub tour: Vec<TourStep>,
     /// The CUDA C source (`cuda:`), for display beside the program: the
     /// source the listing was compiled from, or that `program:` holds
     /// the listing of.
@@ -264,6 +269,7 @@ impl PartialEq for Scenario {
             && self.program_line == o.program_line
             && self.program_indent == o.program_indent
             && self.expect == o.expect
+            && self.tour == o.tour
             && self.cuda == o.cuda
     }
 }

@@ -197,6 +197,8 @@ pub(super) struct RawScenario {
     #[serde(default, deserialize_with = "present")]
     pub cuda_sha256: Leaf,
     pub expect: Option<Spanned<Ordered<Node>>>,
+    #[serde(default, deserialize_with = "present")]
+    pub tour: Leaf,
 }
 
 /// `machine:`.
@@ -309,6 +311,7 @@ pub(super) const SECTIONS: &[(&str, &[&str])] = &[
             "nvcc_flags",
             "cuda_sha256",
             "expect",
+            "tour",
         ],
     ),
     (

@@ -19,6 +19,8 @@ pub enum Goal {
     Reconvergence,
     /// The run halts.
     End,
+    /// Any warp issues the instruction with this index.
+    Pc(u32),
     /// The machine reaches this cycle (or halts before it). A target
     /// before the current cycle is reached by re-simulating from a
     /// checkpoint.
@@ -34,6 +36,7 @@ impl Goal {
             Goal::Divergence => "to a divergence".into(),
             Goal::Reconvergence => "to a reconvergence".into(),
             Goal::End => "to the end".into(),
+            Goal::Pc(pc) => format!("until {} issues", addr(pc)),
             Goal::Cycle(u64::MAX) => "to the end".into(),
             Goal::Cycle(c) => format!("to cycle {c}"),
         }
@@ -56,6 +59,7 @@ impl Goal {
             Goal::Breakpoint => Some("breakpoint hit".into()),
             Goal::Divergence => Some("divergence".into()),
             Goal::Reconvergence => Some("reconvergence".into()),
+            Goal::Pc(pc) => Some(format!("issue of {}", addr(pc))),
             Goal::End | Goal::Cycle(_) => None,
         }
     }
@@ -149,6 +153,9 @@ pub fn hit(m: &Machine, breakpoints: &Breakpoints, goal: Goal) -> Option<Hit> {
             );
             (r, t)
         }),
+        Goal::Pc(pc) => issued
+            .find(|r| r.pc == pc)
+            .map(|r| (r, format!("w{} issued {} {}", r.warp, addr(pc), text(pc)))),
         Goal::End | Goal::Cycle(_) => None,
     }?;
     Some(Hit {

@@ -55,6 +55,12 @@ use ratatui::widgets::Clear;
 mod data;
 #[path = "app_nav.rs"]
 mod nav;
+#[path = "app_tour.rs"]
+mod tour;
+
+pub use tour::{
+    StepOutcome, check_step, play_headless as play_tour_headless, wrap as wrap_caption,
+};
 
 use super::keys;
 use super::panes::{self, addr};
@@ -334,6 +340,8 @@ pub struct App {
     /// The size last drawn in: what an export writes.
     drawn: Cell<Rect>,
     export_dir: PathBuf,
+    /// The scenario's tour, as far as it was played.
+    tour_state: tour::TourState,
 }
 
 impl App {
@@ -378,6 +386,7 @@ impl App {
             data: DataState::default(),
             drawn: Cell::new(Rect::new(0, 0, 100, 30)),
             export_dir: PathBuf::from("."),
+            tour_state: tour::TourState::default(),
         };
         app.refresh();
         Ok(app)
@@ -648,6 +657,9 @@ impl App {
         if self.overlay == Overlay::Help && self.count.is_none() && self.help_key(key) {
             return;
         }
+        if self.tour_key(&key) {
+            return;
+        }
         if let KeyCode::Char(d @ '0'..='9') = key.code
             && (d != '0' || self.count.is_some())
         {
@@ -875,6 +887,8 @@ impl App {
                 self.draw_compact(frame, main);
             }
             panes::status::render(frame, status, self);
+            let full = area.width >= FULL_WIDTH && area.height >= FULL_HEIGHT;
+            self.draw_tour(frame, main, full);
             self.draw_overlay(frame, main);
         }
         if self.theme.ascii {

@@ -140,7 +140,7 @@ impl App {
         (r.width, r.height)
     }
 
-    fn compact(&self) -> bool {
+    pub(super) fn compact(&self) -> bool {
         let r = self.drawn.get();
         !(r.width >= super::FULL_WIDTH && r.height >= super::FULL_HEIGHT)
     }
