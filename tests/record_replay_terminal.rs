@@ -1,7 +1,9 @@
 //! `warpstep replay` in a real terminal (tmux): it starts paused with
 //! `--paused`, `]` plays to the next marker, Space plays, the end of the
 //! recording hands over the stepper, a key during playback takes over, and
-//! the terminal is restored afterwards. Skipped without tmux.
+//! the terminal is restored afterwards; at 24 rows (80, 90 and 120
+//! columns) the bar over the top border says paused, playing and the end.
+//! Skipped without tmux.
 
 mod support;
 
@@ -13,6 +15,11 @@ use support::{BIN, Session, have_tmux, status_cycle};
 /// A tmux server of its own running `warpstep replay` on a cast recorded
 /// from `keys`, then a line saying how it ended.
 fn start(name: &str, keys: &str, replay_args: &[&str]) -> Session {
+    start_sized(name, keys, replay_args, (100, 30))
+}
+
+/// [`start`] in a terminal of `size` columns by rows.
+fn start_sized(name: &str, keys: &str, replay_args: &[&str], size: (u16, u16)) -> Session {
     let s = Session::new("replay", Some(name));
     let cast = s.dir.join("s.cast");
     let o = Command::new(BIN)
@@ -30,7 +37,11 @@ fn start(name: &str, keys: &str, replay_args: &[&str]) -> Session {
         cast.display()
     );
     std::fs::write(s.dir.join("run.sh"), script).expect("script");
-    s.new_session(&format!("sh '{}'", s.dir.join("run.sh").display()));
+    s.new_session_sized(
+        &format!("sh '{}'", s.dir.join("run.sh").display()),
+        size.0,
+        size.1,
+    );
     s
 }
 
@@ -93,4 +104,52 @@ fn a_key_during_playback_takes_over() {
     s.keys(&["C-c"]);
     let done = s.wait_for("the shell", |scr| scr.contains("DONE rc="));
     assert!(done.contains("DONE rc=0 icanon"), "{done}");
+}
+
+/// At 24 rows the stepper needs every row: the bar is drawn over its top
+/// border (the first row) instead of below it, and says the same things.
+#[test]
+fn a_replay_at_24_rows_is_marked_paused_playing_and_ended() {
+    if !have_tmux() {
+        return;
+    }
+    for (w, h) in [(80, 24), (90, 24), (120, 24)] {
+        let s = start_sized(&format!("rows{w}"), "2n 3n", &["--paused"], (w, h));
+        let first = s.wait_for("the paused replay", |scr| scr.contains("paused"));
+        let rows: Vec<&str> = first.lines().collect();
+        assert_eq!(rows.len(), usize::from(h), "{first}");
+        // The bar: state, pace, the key that starts playback, and the
+        // marker keys, all on the top row at every width.
+        assert!(rows[0].contains("⏸ paused 1x"), "{w}x{h}:\n{first}");
+        assert!(rows[0].contains("Space play "), "{w}x{h}:\n{first}");
+        assert!(rows[0].contains("] next marker"), "{w}x{h}:\n{first}");
+        assert!(rows[0].contains("q quit"), "{w}x{h}:\n{first}");
+        assert_eq!(status_cycle(&first), Some(0), "{first}");
+        // Space plays: the bar says so, and offers Space to pause.
+        s.keys(&["Space"]);
+        let end = s.wait_for("the end of the recording", |scr| {
+            scr.contains("the stepper is yours")
+        });
+        // 2n then 3n: cycle 5 (the recorded session's end).
+        assert_eq!(status_cycle(&end), Some(5), "{end}");
+        assert!(!end.contains("] next marker"), "the bar is gone:\n{end}");
+        s.keys(&["q"]);
+        s.wait_for("the shell", |scr| scr.contains("DONE rc=0"));
+    }
+}
+
+/// While it plays, a 24-row replay says `replay` and how to pause.
+#[test]
+fn a_playing_replay_at_24_rows_says_so() {
+    if !have_tmux() {
+        return;
+    }
+    // Eight steps at a quarter of the recorded pace: 16 s of playback.
+    let s = start_sized("playing", "n n n n n n n n", &["--speed", "0.25"], (80, 24));
+    let playing = s.wait_for("the first step", |scr| status_cycle(scr) == Some(1));
+    let top = playing.lines().next().unwrap_or_default();
+    assert!(top.contains("▶ replay 0.25x"), "{playing}");
+    assert!(top.contains("Space pause"), "{playing}");
+    s.keys(&["q"]);
+    s.wait_for("the shell", |scr| scr.contains("DONE rc=0"));
 }

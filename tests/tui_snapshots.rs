@@ -415,3 +415,73 @@ fn source_pane_without_the_text_lists_lines_by_number() {
     let a = seed_app(false, "20n ?");
     assert_snapshot!("source_help_200x60", screen(&a, 200, 60));
 }
+
+/// The text of each row of `app` drawn at `w` x `h`.
+fn rows(app: &App, w: u16, h: u16) -> Vec<String> {
+    let b = screen(app, w, h);
+    let buf = b.buffer();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// The part of `row` from `start` to the next pane border.
+fn segment<'a>(row: &'a str, start: &str) -> Option<&'a str> {
+    let at = row.find(start)?;
+    let rest = &row[at..];
+    let end = rest.find(['┃', '│']).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// At 80x24 no legend or caption is cut short on any built-in: the ready
+/// queue's legend and the convergence caption are whole words, never an
+/// ellipsis; the mask grid's legend, where the grid leaves it two rows,
+/// names all eight glyphs.
+#[test]
+fn legends_are_whole_at_80_columns() {
+    let labels = [
+        "█on",
+        "▒off",
+        "·parked",
+        "×exit",
+        "░none",
+        "!fault",
+        "◆issued",
+        "▶focus",
+    ];
+    for name in warpstep::builtin::names() {
+        for keys in ["", "12n"] {
+            let a = app(name, keys);
+            let r = rows(&a, 80, 24);
+            let whole = r.join("\n");
+            for row in &r {
+                for start in ["◆ issued", "SIMT stack of", "its groups"] {
+                    if let Some(s) = segment(row, start) {
+                        assert!(!s.contains('…'), "{name} {keys:?}: {s:?} is cut\n{whole}");
+                    }
+                }
+            }
+            let legend: Vec<usize> = (0..r.len())
+                .filter(|&y| r[y].contains("█on ▒off"))
+                .collect();
+            assert_eq!(legend.len(), 1, "{name}: one mask-grid legend\n{whole}");
+            let y = legend[0];
+            // The legend's second row, when it has one, sits under the first.
+            if r[y + 1].contains("▶focus") {
+                let both = format!("{} {}", r[y], r[y + 1]);
+                for l in labels {
+                    assert!(both.contains(l), "{name} {keys:?}: {l} missing\n{whole}");
+                }
+            }
+        }
+    }
+    // divergent-loop at cycle 12: a header, four warp rows and a two-row
+    // SIMT stack (caption and one entry) fill 7 of the grid's 10 inner rows
+    // (rows 1 to 10 of the screen); the legend takes the last two, 9 and 10,
+    // and names all eight.
+    let r = rows(&app("divergent-loop", "12n"), 80, 24);
+    let both = format!("{} {}", r[9], r[10]);
+    for l in labels {
+        assert!(both.contains(l), "{l} missing:\n{}", r.join("\n"));
+    }
+}

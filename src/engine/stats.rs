@@ -74,10 +74,10 @@ impl Reason {
                 "waiting out the last instruction's stall count (S in its control code)"
             }
             Reason::LongScoreboard => {
-                "waiting on a scoreboard of a global-memory producer (LDG, STG)"
+                "waiting on a scoreboard of a producer that leaves the SM (LDG, STG, LDL, STL, ATOMG, RED)"
             }
             Reason::ShortScoreboard => {
-                "waiting on a scoreboard of an on-SM producer (MUFU, LDS, SHFL)"
+                "waiting on a scoreboard of a variable-latency producer on the SM (MUFU, LDS, STS, SHFL, DFMA, ...)"
             }
             Reason::Barrier => "waiting at a block barrier (BAR.SYNC) for the block's other warps",
             Reason::BranchResolving => "waiting for a taken branch to resolve",

@@ -176,10 +176,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
     }
     lines.extend(conv.into_iter().take(conv_budget));
     lines.append(&mut fault_lines);
-    while lines.len() + 1 < inner_h {
+    // The legend takes the rows the grid leaves free, up to two.
+    let legend = legend(app, inner_w, inner_h.saturating_sub(lines.len()).min(2));
+    while lines.len() + legend.len() < inner_h {
         lines.push(Line::default());
     }
-    lines.push(legend(app, inner_w));
+    lines.extend(legend);
 
     let mut title = format!(
         "Mask grid · {} warp{}",
@@ -404,20 +406,37 @@ fn convergence_rows(app: &App, geo: Geometry, lanes: usize, inner: usize) -> Vec
             ));
         }
         if rows.is_empty() {
-            format!("w{}: no group left (exited)", v.warp)
+            vec![format!("w{}: no group left (exited)", v.warp)]
         } else {
-            format!("its groups and barriers of w{} (arrived, due)", v.warp)
+            let w = v.warp;
+            vec![
+                format!("its groups and barriers of w{w} (arrived, due)"),
+                format!("its groups, barriers of w{w}"),
+                format!("its groups of w{w}"),
+            ]
         }
     } else {
         for e in v.stack.iter().rev() {
             rows.push((hex(e.pc), e.mask, 0, format!("→{}", reconv(e.rpc))));
         }
         if rows.is_empty() {
-            format!("SIMT stack of w{}: empty (exited)", v.warp)
+            vec![format!("SIMT stack of w{}: empty (exited)", v.warp)]
         } else {
-            format!("SIMT stack of w{} (top first, →reconv pc)", v.warp)
+            let w = v.warp;
+            vec![
+                format!("SIMT stack of w{w} (top first, →reconv pc)"),
+                format!("SIMT stack of w{w} (top first)"),
+                format!("SIMT stack of w{w}"),
+            ]
         }
     };
+    // The longest wording that fits whole (the help has the full one).
+    let caption = caption
+        .iter()
+        .find(|c| width(c) <= inner)
+        .or(caption.last())
+        .cloned()
+        .unwrap_or_default();
     let mut out = vec![Line::from(Span::styled(
         fit(&caption, inner, g.ellipsis),
         t.style(Role::Dim),
@@ -478,7 +497,8 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("PgUp PgDn", "ten warps up / down"),
 ];
 
-fn legend(app: &App, w: usize) -> Line<'static> {
+/// The legend in `w` columns and at most `rows` lines (one at least).
+fn legend(app: &App, w: usize, rows: usize) -> Vec<Line<'static>> {
     let t = app.theme();
     let g = t.glyphs;
     let items: [(&str, Role, &str, &str); 8] = [
@@ -512,7 +532,10 @@ fn legend(app: &App, w: usize) -> Line<'static> {
         .sum::<usize>()
         - 2;
     let use_long = long <= w;
-    let mut spans = Vec::new();
+    // Short labels packed into as many of `rows` lines as they need; what
+    // does not fit in them is left out (the help lists every glyph).
+    let sep = if use_long { "  " } else { " " };
+    let mut lines: Vec<Vec<Span<'static>>> = vec![Vec::new()];
     let mut used = 0;
     for (glyph, role, l, s) in items {
         let label = if use_long {
@@ -520,11 +543,19 @@ fn legend(app: &App, w: usize) -> Line<'static> {
         } else {
             s.to_string()
         };
-        let sep = if use_long { "  " } else { " " };
-        let need = width(glyph) + label.len() + if used == 0 { 0 } else { sep.len() };
+        let mut need = width(glyph) + label.len() + if used == 0 { 0 } else { sep.len() };
         if used + need > w {
-            break;
+            if lines.len() == rows.max(1) {
+                break;
+            }
+            lines.push(Vec::new());
+            used = 0;
+            need = width(glyph) + label.len();
+            if need > w {
+                break;
+            }
         }
+        let spans = lines.last_mut().expect("one line at least");
         if used > 0 {
             spans.push(Span::raw(sep));
         }
@@ -532,5 +563,5 @@ fn legend(app: &App, w: usize) -> Line<'static> {
         spans.push(Span::styled(label, t.style(Role::Dim)));
         used += need;
     }
-    Line::from(spans)
+    lines.into_iter().map(Line::from).collect()
 }

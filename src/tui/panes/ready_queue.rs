@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{fit, pane_block, reason};
+use super::{fit, pane_block, reason, width};
 use crate::engine::view::{QueueEntry, WarpStatus};
 use crate::scenario::Policy;
 use crate::tui::app::{App, Pane};
@@ -79,11 +79,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App) {
         while lines.len() + 1 < h {
             lines.push(Line::default());
         }
-        let text = format!("{} issued last cycle  {} picks next", g.issued, g.next);
-        lines.push(Line::from(Span::styled(
-            fit(&text, w, g.ellipsis),
-            t.style(Role::Dim),
-        )));
+        // The longest wording that fits whole.
+        let text = [
+            format!("{} issued last cycle  {} picks next", g.issued, g.next),
+            format!("{} issued  {} picks next", g.issued, g.next),
+            format!("{} issued {} next", g.issued, g.next),
+        ]
+        .into_iter()
+        .find(|s| width(s) <= w)
+        .unwrap_or_default();
+        lines.push(Line::from(Span::styled(text, t.style(Role::Dim))));
     }
     let title = if w >= 34 {
         format!("Ready queue · {short_name} ({long_name})")
