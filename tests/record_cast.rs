@@ -499,10 +499,16 @@ fn bad_record_arguments_exit_2() {
     }
 }
 
-/// The final screen of `asciinema cat FILE` in pyte, or None to skip.
-fn asciinema_screen(cast: &Path) -> Option<String> {
+/// The final screen of `asciinema cat FILE` in pyte (the client on PATH,
+/// or `client`), or None to skip.
+fn asciinema_screen(cast: &Path, client: Option<&str>) -> Option<String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cast_screen.py");
-    let o = match Command::new("python3").arg(script).arg(cast).output() {
+    let mut cmd = Command::new("python3");
+    cmd.arg(script);
+    if let Some(c) = client {
+        cmd.args(["--client", c]);
+    }
+    let o = match cmd.arg(cast).output() {
         Ok(o) => o,
         Err(e) => {
             support::skip_or_fail(&format!(
@@ -513,7 +519,7 @@ fn asciinema_screen(cast: &Path) -> Option<String> {
     };
     if o.status.code() == Some(3) {
         support::skip_or_fail(&format!(
-            "{} (CI runs `pip install asciinema pyte`)",
+            "{} (CI runs `pip install asciinema pyte` and `cargo install asciinema`)",
             String::from_utf8_lossy(&o.stderr).trim()
         ));
         return None;
@@ -530,48 +536,140 @@ fn trimmed(s: &str) -> Vec<String> {
     s.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
+/// Recordings the asciinema clients play: scenario, keys, size, flags.
+const PLAYED: [(&str, &str, &str, &[&str]); 4] = [
+    ("divergent-loop", "5n <Right> d 2p <Tab> j j", "100x30", &[]),
+    ("nested-branches", "3n i", "80x24", &["--ascii"]),
+    (
+        "divergent-loop",
+        "20n <Tab> <Tab> <Tab> <Tab> <Tab> .",
+        "160x45",
+        &[],
+    ),
+    ("sched-gto", "e 3p ?", "120x32", &[]),
+];
+
+/// The screen the stepper draws after `script`, found without a cast or a
+/// terminal emulator: the independent reference for the clients.
+fn stepper_screen(name: &str, script: &str, size: &str, ascii: bool) -> String {
+    let (w, h) = warpstep::record::parse_size(size).unwrap();
+    let mut app = App::new(
+        Arc::new(builtin(name)),
+        Options {
+            ascii,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for k in parse_keys(script).unwrap() {
+        app.handle_key(k);
+    }
+    buffer_text(&render_to_buffer(&app, w, h))
+}
+
 #[test]
 fn asciinema_plays_the_cast_to_the_screen_the_stepper_drew() {
     let dir = TempDir::new("asciinema");
-    for (name, script, size, extra) in [
-        (
-            "divergent-loop",
-            "5n <Right> d 2p <Tab> j j",
-            "100x30",
-            vec![],
-        ),
-        ("nested-branches", "3n i", "80x24", vec!["--ascii"]),
-        (
-            "divergent-loop",
-            "20n <Tab> <Tab> <Tab> <Tab> <Tab> .",
-            "160x45",
-            vec![],
-        ),
-        ("sched-gto", "e 3p ?", "120x32", vec![]),
-    ] {
+    for (name, script, size, extra) in PLAYED {
         let out = dir.path("a.cast");
-        record_cli(name, script, size, &out, &extra);
-        let Some(screen) = asciinema_screen(&out) else {
+        record_cli(name, script, size, &out, extra);
+        let Some(screen) = asciinema_screen(&out, None) else {
             return;
         };
-        let (w, h) = warpstep::record::parse_size(size).unwrap();
-        let mut app = App::new(
-            Arc::new(builtin(name)),
-            Options {
-                ascii: !extra.is_empty(),
-                ..Options::default()
-            },
-        )
-        .unwrap();
-        for k in parse_keys(script).unwrap() {
-            app.handle_key(k);
-        }
-        let want = buffer_text(&render_to_buffer(&app, w, h));
+        let want = stepper_screen(name, script, size, !extra.is_empty());
         assert_eq!(
             trimmed(&screen),
             trimmed(&want),
             "{name} {script}: asciinema + pyte:\n{screen}\nthe stepper:\n{want}"
         );
+    }
+}
+
+/// The asciinema 3 client (Rust, crates.io): `WARPSTEP_ASCIINEMA3` names
+/// it (`.ci/run` installs it with `cargo install`), else None and a skip.
+fn asciinema3() -> Option<String> {
+    let Some(exe) = std::env::var_os("WARPSTEP_ASCIINEMA3") else {
+        support::skip_or_fail(
+            "WARPSTEP_ASCIINEMA3 is not set (the asciinema 3.x client; .ci/run installs it \
+             with `cargo install asciinema --version 3.2.0`)",
+        );
+        return None;
+    };
+    let exe = exe.to_string_lossy().into_owned();
+    let v = Command::new(&exe).arg("--version").output();
+    match v {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).starts_with("asciinema 3") => Some(exe),
+        Ok(o) => panic!(
+            "WARPSTEP_ASCIINEMA3={exe} is not asciinema 3: {}",
+            String::from_utf8_lossy(&o.stdout)
+        ),
+        Err(e) => panic!("WARPSTEP_ASCIINEMA3={exe} does not run: {e}"),
+    }
+}
+
+/// asciinema 3 plays what warpstep records (its raw output, in pyte, is
+/// the stepper's last screen), and what it converts a warpstep cast into
+/// (asciicast v3, without the `warpstep` header key) still plays in it and
+/// replays in warpstep with the scenario named: the same cycle and report
+/// as the recording, and the same frames in `warpstep svg`.
+#[test]
+fn asciinema3_plays_the_cast_and_its_v3_conversion() {
+    use warpstep::record::{given_meta, replay_headless, replay_headless_with, svg};
+    let Some(client) = asciinema3() else {
+        return;
+    };
+    let dir = TempDir::new("asciinema3");
+    for (name, script, size, extra) in PLAYED {
+        let v2 = dir.path("a.cast");
+        record_cli(name, script, size, &v2, extra);
+        let want = stepper_screen(name, script, size, !extra.is_empty());
+        let Some(screen) = asciinema_screen(&v2, Some(&client)) else {
+            return;
+        };
+        assert_eq!(
+            trimmed(&screen),
+            trimmed(&want),
+            "{name} {script}: asciinema 3 + pyte:\n{screen}\nthe stepper:\n{want}"
+        );
+        // asciinema 3 writes the cast as v3.
+        let v3 = dir.path("a3.cast");
+        let o = Command::new(&client)
+            .args(["convert", "--overwrite"])
+            .arg(&v2)
+            .arg(&v3)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("asciinema convert");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text3 = std::fs::read_to_string(&v3).expect("v3 cast");
+        let header: Value =
+            serde_json::from_str(text3.lines().next().expect("header")).expect("JSON");
+        assert_eq!(header["version"], 3, "{header}");
+        let Some(screen3) = asciinema_screen(&v3, Some(&client)) else {
+            return;
+        };
+        assert_eq!(trimmed(&screen3), trimmed(&want), "{name} {script}: v3");
+        // warpstep replays it with the scenario named, to where the v2
+        // cast's own replay ends.
+        let text2 = std::fs::read_to_string(&v2).expect("v2 cast");
+        let mine = replay_headless("a.cast", &text2).expect("v2 replays");
+        let given = given_meta(&builtin(name));
+        let theirs = replay_headless_with("a3.cast", &text3, Some(given)).expect("v3 replays");
+        assert_eq!(theirs.cycle(), mine.cycle(), "{name} {script}");
+        assert_eq!(
+            Report::new(theirs.scenario(), theirs.machine()).to_value(),
+            Report::new(mine.scenario(), mine.machine()).to_value()
+        );
+        // The same film: screen for screen, at the same times (asciinema 3
+        // writes intervals to the microsecond; the keys are 0.5 s apart).
+        let f2 = svg::film(&cast::parse_frames("a.cast", &text2).expect("v2"), None).expect("film");
+        let f3 =
+            svg::film(&cast::parse_frames("a3.cast", &text3).expect("v3"), None).expect("film");
+        assert_eq!(f3.frames.len(), f2.frames.len(), "{name} {script}");
+        for (a, b) in f3.frames.iter().zip(&f2.frames) {
+            assert!((a.time - b.time).abs() < 1e-5, "{} {}", a.time, b.time);
+            assert_eq!(a.screen, b.screen, "{name} {script} at {} s", b.time);
+        }
     }
 }
 
