@@ -123,18 +123,39 @@ fn linked(sc: Arc<Scenario>) -> Result<Arc<Scenario>, RecordError> {
     Ok(sc)
 }
 
+/// What `warpstep record` was asked for.
+pub struct RecordRequest<'a> {
+    /// A built-in's name or a scenario file.
+    pub scenario: &'a str,
+    /// The cast to write.
+    pub output: &'a str,
+    /// The keys to play with no terminal; none records a live session.
+    pub keys: Option<&'a str>,
+    /// Play the scenario's tour (`t`, then Space for each next step).
+    pub tour: bool,
+    /// `COLSxROWS` of a headless recording.
+    pub size: &'a str,
+    /// Also write the last screen as an SVG image here.
+    pub svg: Option<&'a str>,
+    /// ASCII glyphs only.
+    pub ascii: bool,
+    /// The machine options given on the command line.
+    pub model: &'a crate::cli::ModelArgs,
+}
+
 /// `warpstep record`: exit 0, or an error when the scenario, the keys or
 /// the size are not usable or there is no terminal to record.
-pub fn record_command(
-    scenario: &str,
-    output: &str,
-    keys: Option<&str>,
-    tour: bool,
-    size: &str,
-    svg: Option<&str>,
-    ascii: bool,
-    model: &crate::cli::ModelArgs,
-) -> Result<i32, RecordError> {
+pub fn record_command(req: &RecordRequest<'_>) -> Result<i32, RecordError> {
+    let RecordRequest {
+        scenario,
+        output,
+        keys,
+        tour,
+        size,
+        svg,
+        ascii,
+        model,
+    } = *req;
     let create = || {
         std::fs::File::create(output).map_err(|source| RecordError::Create {
             path: output.to_string(),
