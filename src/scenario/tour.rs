@@ -482,7 +482,11 @@ fn load_focus(
                 let p = leaf::choice(src, v, &at, PANES)?;
                 if p == TourPane::Source && !cx.has_source {
                     return Err(src
-                        .error(Pos::of(v), &at, "the source pane needs line info")
+                        .error(
+                            Pos::of(v),
+                            &at,
+                            format!("`{at}`: the source pane needs line info"),
+                        )
                         .expected("a pane this scenario shows")
                         .hint(Some(
                             "a listing compiled with `-lineinfo` has a source pane".into(),
@@ -514,8 +518,12 @@ fn load_focus(
                     } else {
                         "a line of this file that holds an instruction of `program:`"
                     };
-                    src.error(Pos::of(v), &at, format!("line {line} has no instruction"))
-                        .expected(what)
+                    src.error(
+                        Pos::of(v),
+                        &at,
+                        format!("`{at}`: line {line} has no instruction"),
+                    )
+                    .expected(what)
                 })?;
                 f.line = Some(line);
                 f.line_pc = Some(pc);

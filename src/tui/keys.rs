@@ -88,6 +88,8 @@ pub const HELP: &[(&str, &str)] = &[
     (". , > <", "next / previous lane"),
     ("/ o O", "search; next / previous"),
     (":", "go to address or label"),
+    ("t", "tour on/off; Space: next"),
+    ("Backspace", "tour: the step before"),
     ("i", "about the scenario"),
     ("?", "this help"),
     ("Esc", "close, clear the count"),
