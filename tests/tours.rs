@@ -449,6 +449,26 @@ fn record_tour_writes_a_chapter_per_step_and_replays_to_its_end() {
         labels[0],
         "One warp of 32 lanes: R0 is the lane number. The ISETP sets P0 for"
     );
+    // The captions are in the frames, as the viewer saw them: the screen
+    // the cast's output draws at each chapter holds that step's caption.
+    let mut term = vt100::Parser::new(30, 100, 0);
+    let mut chapter = 0;
+    for e in &c.events {
+        match &e.kind {
+            EventKind::Output(bytes) => term.process(bytes.as_bytes()),
+            EventKind::Marker { .. } => {
+                let shown = term.screen().contents();
+                assert!(
+                    shown.contains(&format!("tour step {}/4", chapter + 1)),
+                    "chapter {chapter}:\n{shown}"
+                );
+                assert!(shown.contains(&titles[chapter]), "{shown}");
+                chapter += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(chapter, 4);
     let replayed = warpstep::record::replay_headless(path, &text).expect("replays");
     assert_eq!((replayed.tour_step(), replayed.cycle()), (Some(3), 14));
 }
