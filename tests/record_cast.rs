@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use ratatui::crossterm::event::KeyEvent;
 use serde_json::Value;
-use warpstep::record::cast::{self, EventKind, KEY_DELAY};
+use warpstep::record::cast::{self, KEY_DELAY};
 use warpstep::record::recorder::{self, Headless, Recorder, Screen};
 use warpstep::record::replay_headless;
 use warpstep::report::Report;
@@ -232,13 +232,9 @@ fn several_warps_in_a_cycle_share_a_marker() {
     let sc = Scenario::from_text(text, Origin::Builtin("test".into())).expect("loads");
     let (cast_text, _) = record(sc.clone(), "n n", 80, 24, false);
     let c = cast::parse("t.cast", &cast_text).expect("parses");
-    let labels: Vec<String> = c
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Marker { label, .. } => Some(label.clone()),
-            _ => None,
-        })
+    let labels: Vec<String> = warpstep::record::page::chapters(&c)
+        .into_iter()
+        .map(|ch| ch.label)
         .collect();
     assert_eq!(labels[0], "cycle 1 · w0 S2R, w1 S2R");
     assert_eq!(labels, vec![label_by_hand(&sc, 1), label_by_hand(&sc, 2)]);

@@ -7,12 +7,14 @@
 mod support;
 use support::{BIN, load_scenario};
 
+use std::ops::RangeInclusive;
 use std::process::Command;
 
 use insta::assert_snapshot;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use warpstep::record::cast::{self, EventKind};
+use warpstep::record::page::chapters;
 use warpstep::scenario::{Origin, Scenario};
 use warpstep::tui::app::{Pane, play_tour_headless};
 use warpstep::tui::keys::parse_keys;
@@ -361,7 +363,7 @@ fn rows(backend: &TestBackend) -> Vec<String> {
 
 /// The rows the caption box takes: from its title row to its bottom
 /// border.
-fn caption_rows(rows: &[String]) -> std::ops::RangeInclusive<usize> {
+fn caption_rows(rows: &[String]) -> RangeInclusive<usize> {
     let top = rows
         .iter()
         .position(|r| r.contains(" tour step "))
@@ -372,6 +374,14 @@ fn caption_rows(rows: &[String]) -> std::ops::RangeInclusive<usize> {
     top..=bottom
 }
 
+/// The screen at `w`x`h`, its rows, and the rows of its caption box.
+fn captioned(app: &App, w: u16, h: u16) -> (TestBackend, Vec<String>, RangeInclusive<usize>) {
+    let b = screen(app, w, h);
+    let r = rows(&b);
+    let cap = caption_rows(&r);
+    (b, r, cap)
+}
+
 #[test]
 fn the_caption_sits_away_from_what_the_step_points_at() {
     for (w, h) in [(80u16, 24u16), (200, 60)] {
@@ -379,9 +389,7 @@ fn the_caption_sits_away_from_what_the_step_points_at() {
         // Step 1 focuses the mask grid, at the top: the caption is in the
         // lower half and w0's row is still on screen above it.
         press(&mut a, "t");
-        let b = screen(&a, w, h);
-        let r = rows(&b);
-        let cap = caption_rows(&r);
+        let (b, r, cap) = captioned(&a, w, h);
         assert!(
             *cap.start() >= usize::from(h) / 2,
             "{w}x{h}:\n{}",
@@ -394,9 +402,7 @@ fn the_caption_sits_away_from_what_the_step_points_at() {
         // Step 4 focuses the counters, at the bottom: the caption is at
         // the top, and the counters' SIMD efficiency shows below it.
         press(&mut a, "Space Space Space");
-        let b = screen(&a, w, h);
-        let r = rows(&b);
-        let cap = caption_rows(&r);
+        let (b, r, cap) = captioned(&a, w, h);
         assert!(
             *cap.end() < usize::from(h) / 2 + 2,
             "{w}x{h}:\n{}",
@@ -431,14 +437,7 @@ fn record_tour_writes_a_chapter_per_step_and_replays_to_its_end() {
     assert!(stdout.contains("ends at cycle 14"), "{stdout}");
     let text = std::fs::read_to_string(&out).expect("the cast");
     let c = cast::parse(path, &text).expect("parses");
-    let labels: Vec<String> = c
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Marker { label, .. } => Some(label.clone()),
-            _ => None,
-        })
-        .collect();
+    let labels: Vec<String> = chapters(&c).into_iter().map(|ch| ch.label).collect();
     let sc = load_scenario("if-else-branch-short");
     let titles: Vec<String> = sc.tour.iter().map(|s| s.title().to_string()).collect();
     assert_eq!(
