@@ -17,9 +17,13 @@ const SPIN: &str = "name: spin\nlaunch: {threads: 32}\nmachine: {max_cycles: 100
                     program: |\n  loop:\n  BRA loop\n  EXIT\n";
 
 /// A tmux server of its own with one session running `warpstep ARGS` in
-/// the test's directory, under a shell that reports how it ended.
-fn start(name: &str, args: &[&str]) -> Session {
+/// the test's directory, under a shell that reports how it ended. `files`
+/// are written into that directory before warpstep starts.
+fn start(name: &str, files: &[(&str, &str)], args: &[&str]) -> Session {
     let s = Session::new("nav", Some(name)).without_env("NO_COLOR");
+    for (file, text) in files {
+        std::fs::write(s.dir.join(file), text).expect("test file");
+    }
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
     let script = format!(
         "#!/bin/sh\ncd '{dir}'\nsh -c 'echo $$ > pid; exec \"$0\" \"$@\"' '{BIN}' {args}\n\
@@ -36,16 +40,14 @@ fn start(name: &str, args: &[&str]) -> Session {
 fn alive(pid: &str) -> bool {
     Command::new("kill")
         .args(["-0", pid])
+        .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
 }
 
 /// The spin scenario's stepper, at cycle 0.
 fn spin_stepper(name: &str) -> (Session, String) {
-    let s = start(name, &["spin.yaml"]);
-    std::fs::write(s.dir.join("spin.yaml"), SPIN).expect("scenario");
-    // The script may have started before the file was there: it is read
-    // when warpstep starts, so start it again if it missed it.
+    let s = start(name, &[("spin.yaml", SPIN)], &["spin.yaml"]);
     let pid = s.pid();
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     (s, pid)
@@ -324,7 +326,7 @@ fn shift_d_at_the_end_goes_back_to_the_last_divergence_and_the_one_before() {
     let hits = forward_divergences();
     // Four warps, seven divergent BRAs each (the scenario's description).
     assert_eq!(hits.len(), 28);
-    let s = start("back_d", &["divergent-loop"]);
+    let s = start("back_d", &[], &["divergent-loop"]);
     s.wait_for("the stepper", |scr| status_cycle(scr) == Some(0));
     s.keys(&["e"]);
     // `warpstep run divergent-loop`: 540 cycles.
