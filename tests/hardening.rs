@@ -233,6 +233,37 @@ fn run_shows_progress_on_a_terminal_and_nothing_in_a_file() {
     s.tmux(&["kill-server"]);
 }
 
+/// Two endless variants side by side: the line counts finished variants
+/// (none), and neither run draws its own cycle line over it.
+#[test]
+fn a_grid_side_by_side_shows_how_many_variants_finished() {
+    if !support::have_tmux() {
+        return;
+    }
+    let s = support::Session::new("hardening", Some("grid_progress"))
+        .with_wait(Duration::from_secs(60));
+    let cmd = format!(
+        "{BIN} run {sp} --branch-latency 1,2 --jobs 2 >/dev/null; sleep 30",
+        sp = spin()
+    );
+    s.new_session(&cmd);
+    let screen = s.wait_for("the grid's progress", |sc| {
+        sc.contains("running: 0 of 2 variants finished (")
+    });
+    assert!(!screen.contains("running: cycle"), "{screen}");
+    s.tmux(&["kill-server"]);
+}
+
+#[test]
+fn ctrl_c_ends_a_grid_running_side_by_side_with_130() {
+    let sp = spin();
+    let args = ["run", &sp, "--branch-latency", "1,2", "--jobs", "2"];
+    let (code, took, err) = signalled(&args, "INT", Duration::from_millis(700));
+    assert_eq!(code, Some(130), "{err}");
+    assert!(took < Duration::from_millis(500), "took {took:?}");
+    assert_eq!(err, "warpstep: run stopped by SIGINT\n");
+}
+
 #[test]
 fn a_word_that_names_a_key_is_that_key() {
     use ratatui::crossterm::event::KeyCode;

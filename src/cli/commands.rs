@@ -79,12 +79,21 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
             format,
             buffers,
             overrides,
-        }) => Ok(run(&scenario, format, buffers.as_deref(), &overrides)),
+            jobs,
+        }) => Ok(run(
+            &scenario,
+            format,
+            buffers.as_deref(),
+            &overrides,
+            jobs.unwrap_or_else(super::jobs::default_jobs),
+        )),
         Some(Command::Check {
             scenarios,
             controls,
         }) => Ok(check(&scenarios, controls)),
-        Some(Command::Test { paths }) => Ok(test(&paths)),
+        Some(Command::Test { paths, jobs }) => {
+            Ok(test(&paths, jobs.unwrap_or_else(super::jobs::default_jobs)))
+        }
         Some(Command::Tour { scenario, ascii }) => tour(&scenario, ascii),
         Some(Command::Record {
             scenario,
@@ -281,20 +290,17 @@ fn load(arg: &str) -> Option<Scenario> {
     }
 }
 
-/// Runs a scenario to the end and builds its checked report.
-pub fn run_report(sc: Scenario) -> Result<Report, String> {
-    run_report_with(sc, None)
-}
-
-/// [`run_report`], with the final contents of the named buffers (see
-/// [`buffer_names`]) in the report.
-pub fn run_report_with(sc: Scenario, buffers: Option<&[String]>) -> Result<Report, String> {
+/// Runs a scenario to the end and builds its checked report, with the
+/// final contents of the named buffers (see [`buffer_names`]). With
+/// `progress`, a long run on a terminal shows how far it has got (not for
+/// a run beside others).
+fn run_report(sc: Scenario, buffers: Option<&[String]>, progress: bool) -> Result<Report, String> {
     let expect = sc.expect.clone();
     let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
     // A run that stops early still reports what it did. On a terminal, a
     // long run shows its progress on standard error.
-    super::progress::run_with_progress(&mut m);
+    super::progress::run_showing(&mut m, progress);
     let mut r = Report::new(&sc, &m);
     if let Some(names) = buffers {
         r = r.with_buffers(&sc, &m, names);
@@ -443,7 +449,7 @@ pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)
     Ok(out)
 }
 
-fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
+fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides, jobs: usize) -> i32 {
     // Ctrl-C ends a long run (or a long report) at once with 130.
     let _signals = super::progress::ExitOnSignal::install("run stopped");
     let Some(sc) = load(arg) else { return 2 };
@@ -479,14 +485,36 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides) -> i32 {
             }
         }
     }
-    let mut reports = Vec::with_capacity(vars.len());
-    for (label, mut sc) in vars {
-        // `expect:` describes the scenario's own machine: a variant that
-        // changes it is reported, not checked.
-        if sc.machine != base_machine {
-            sc.expect.clear();
-        }
-        match run_report_with(sc, buffers.as_deref()) {
+    // Variants run side by side (`--jobs`); the first that fails, in the
+    // grid's order, is the error, as when they run one after another.
+    let pool = super::jobs::MemoryPool::new(crate::scenario::budget::memory_limit());
+    let side_by_side = jobs > 1 && vars.len() > 1;
+    let mut finished = super::progress::Finished::new("variants");
+    let mut outcomes = Vec::with_capacity(vars.len());
+    super::jobs::ordered(
+        vars,
+        jobs,
+        |(label, mut sc): (String, Scenario)| {
+            // `expect:` describes the scenario's own machine: a variant
+            // that changes it is reported, not checked.
+            if sc.machine != base_machine {
+                sc.expect.clear();
+            }
+            let f = sc.footprint();
+            let need = match format {
+                Format::Json => f.engine.saturating_add(f.json_report),
+                Format::Text => f.engine,
+            };
+            let _share = pool.take(need);
+            (label, run_report(sc, buffers.as_deref(), !side_by_side))
+        },
+        |outcome| outcomes.push(outcome),
+        |done, total| finished.update(done, total),
+    );
+    finished.clear();
+    let mut reports = Vec::with_capacity(outcomes.len());
+    for (label, outcome) in outcomes {
+        match outcome {
             Ok(r) => reports.push((label, r)),
             Err(e) => {
                 errln!("{e}");
@@ -646,65 +674,52 @@ fn expand(paths: &[String]) -> (Vec<String>, bool) {
     (targets, ok)
 }
 
-fn test(paths: &[String]) -> i32 {
+/// What testing one scenario found, printed in the scenarios' order.
+enum Tested {
+    /// Standard output's line and standard error's text.
+    DoesNotLoad(String, String),
+    Skipped(String),
+    Passed(String),
+    Failed(String),
+}
+
+fn test(paths: &[String], jobs: usize) -> i32 {
     let (targets, found) = if paths.is_empty() {
         (builtin::names().map(String::from).collect(), true)
     } else {
         expand(paths)
     };
+    let pool = super::jobs::MemoryPool::new(crate::scenario::budget::memory_limit());
+    let side_by_side = jobs > 1 && targets.len() > 1;
+    // Cleared before each result is printed, drawn while waiting.
+    let finished = std::cell::RefCell::new(super::progress::Finished::new("scenarios"));
     let (mut passed, mut failed) = (0, 0);
-    for t in &targets {
-        let sc = match builtin::resolve(t) {
-            Ok(s) => s,
-            Err(e) => {
-                outln!("FAIL {t}: does not load");
-                errln!("{e}");
-                failed += 1;
-                continue;
-            }
-        };
-        if sc.expect.is_empty() && sc.tour.is_empty() {
-            outln!("--   {t}: no expect: block");
-            continue;
-        }
-        let name = text::sanitize(&sc.name);
-        let expects_faults = sc.expect.iter().any(|e| e.key.starts_with("faults"));
-        let tour = tour_problems(&sc);
-        match run_report(sc) {
-            Ok(r) => {
-                let bad: Vec<String> = r
-                    .expect
-                    .iter()
-                    .flatten()
-                    .filter(|e| !e.ok)
-                    .map(|e| format!("{} expected {} got {}", e.key, e.expected, e.actual))
-                    .collect();
-                let mut problems = bad;
-                if let Some(err) = &r.error {
-                    problems.push(err.clone());
+    super::jobs::ordered(
+        targets,
+        jobs,
+        |t| test_one(&t, &pool, !side_by_side),
+        |tested| {
+            finished.borrow_mut().clear();
+            match tested {
+                Tested::DoesNotLoad(line, e) => {
+                    outln!("{line}");
+                    errln!("{e}");
+                    failed += 1;
                 }
-                // Faults fail a test unless the scenario expects them.
-                if r.faults_total > 0 && !expects_faults {
-                    problems.push(format!("{} lanes faulted", r.faults_total));
-                }
-                match &tour {
-                    Ok(t) => problems.extend(t.iter().cloned()),
-                    Err(e) => problems.push(format!("the tour: {e}")),
-                }
-                if problems.is_empty() {
-                    outln!("ok   {t}  ({name})");
+                Tested::Skipped(line) => outln!("{line}"),
+                Tested::Passed(line) => {
+                    outln!("{line}");
                     passed += 1;
-                } else {
-                    outln!("FAIL {t}  ({name}): {}", problems.join("; "));
+                }
+                Tested::Failed(line) => {
+                    outln!("{line}");
                     failed += 1;
                 }
             }
-            Err(e) => {
-                outln!("FAIL {t}: {e}");
-                failed += 1;
-            }
-        }
-    }
+        },
+        |done, total| finished.borrow_mut().update(done, total),
+    );
+    finished.borrow_mut().clear();
     outln!("{passed} passed, {failed} failed");
     if !found {
         2
@@ -712,6 +727,57 @@ fn test(paths: &[String]) -> i32 {
         1
     } else {
         0
+    }
+}
+
+/// Loads and runs scenario `t` with its share of `pool`, checking its
+/// `expect:` and its tour.
+fn test_one(t: &str, pool: &super::jobs::MemoryPool, progress: bool) -> Tested {
+    let sc = match builtin::resolve(t) {
+        Ok(s) => s,
+        Err(e) => return Tested::DoesNotLoad(format!("FAIL {t}: does not load"), e.to_string()),
+    };
+    if sc.expect.is_empty() && sc.tour.is_empty() {
+        return Tested::Skipped(format!("--   {t}: no expect: block"));
+    }
+    let name = text::sanitize(&sc.name);
+    let expects_faults = sc.expect.iter().any(|e| e.key.starts_with("faults"));
+    // A tour plays in a stepper (the machine and its checkpoints), then the
+    // run needs the machine alone.
+    let f = sc.footprint();
+    let _share = pool.take(if sc.tour.is_empty() {
+        f.engine
+    } else {
+        f.stepper.max(f.engine)
+    });
+    let tour = tour_problems(&sc);
+    match run_report(sc, None, progress) {
+        Ok(r) => {
+            let mut problems: Vec<String> = r
+                .expect
+                .iter()
+                .flatten()
+                .filter(|e| !e.ok)
+                .map(|e| format!("{} expected {} got {}", e.key, e.expected, e.actual))
+                .collect();
+            if let Some(err) = &r.error {
+                problems.push(err.clone());
+            }
+            // Faults fail a test unless the scenario expects them.
+            if r.faults_total > 0 && !expects_faults {
+                problems.push(format!("{} lanes faulted", r.faults_total));
+            }
+            match &tour {
+                Ok(t) => problems.extend(t.iter().cloned()),
+                Err(e) => problems.push(format!("the tour: {e}")),
+            }
+            if problems.is_empty() {
+                Tested::Passed(format!("ok   {t}  ({name})"))
+            } else {
+                Tested::Failed(format!("FAIL {t}  ({name}): {}", problems.join("; ")))
+            }
+        }
+        Err(e) => Tested::Failed(format!("FAIL {t}: {e}")),
     }
 }
 

@@ -2,6 +2,7 @@
 //! run headless, check, test, record and replay.
 
 mod commands;
+pub mod jobs;
 pub mod progress;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -148,6 +149,11 @@ pub enum Command {
         buffers: Option<String>,
         #[command(flatten)]
         overrides: Overrides,
+        /// Variants of a comparison grid run at once, each on its own
+        /// thread (default: the machine's cores). The report is the same
+        /// for any number.
+        #[arg(long, short = 'j', value_name = "N", value_parser = jobs::parse_jobs)]
+        jobs: Option<usize>,
     },
     /// Load and validate scenarios without running them.
     Check {
@@ -163,7 +169,13 @@ pub enum Command {
     /// Run every scenario's `expect:` block and play its tour headless,
     /// checking each step's `expect:` (files, directories, or the
     /// built-ins when no path is given).
-    Test { paths: Vec<String> },
+    Test {
+        paths: Vec<String>,
+        /// Scenarios tested at once, each on its own thread (default: the
+        /// machine's cores). What is printed is the same for any number.
+        #[arg(long, short = 'j', value_name = "N", value_parser = jobs::parse_jobs)]
+        jobs: Option<usize>,
+    },
     /// Open the stepper on a scenario's tour (`tour:`): a caption per
     /// step; Space next step, Backspace previous, stepping keys explore,
     /// t returns to the tour.

@@ -70,7 +70,13 @@ const SLICE: Duration = Duration::from_millis(20);
 /// written. The run is the same either way: slices of `run_until` end
 /// where one call would have passed.
 pub fn run_with_progress(m: &mut Machine) {
-    let mut line = Progress::new(io::stderr().is_terminal());
+    run_showing(m, true);
+}
+
+/// [`run_with_progress`]; with `show` false, never a progress line (a run
+/// beside others, whose progress [`Finished`] shows).
+pub fn run_showing(m: &mut Machine, show: bool) {
+    let mut line = Progress::new(show && io::stderr().is_terminal());
     let start = Instant::now();
     let mut slice = FIRST_SLICE;
     while !m.halted() {
@@ -86,9 +92,50 @@ pub fn run_with_progress(m: &mut Machine) {
         let took = t.elapsed().as_secs_f64().max(1e-6);
         let ideal = (slice as f64 * SLICE.as_secs_f64() / took) as u64;
         slice = ideal.clamp(64, slice.saturating_mul(2));
-        line.update(start, m.cycle());
+        let cycle = m.cycle();
+        line.update(start, |elapsed| {
+            format!(
+                "running: cycle {} ({} cycles/s, {:.1} s)",
+                crate::text::group_digits(cycle),
+                crate::text::group_digits((cycle as f64 / elapsed) as u64),
+                elapsed
+            )
+        });
     }
     line.clear();
+}
+
+/// Runs under way beside each other (`--jobs`): after a second, with
+/// standard error a terminal, a line there says how many have finished.
+pub struct Finished {
+    line: Progress,
+    start: Instant,
+    what: &'static str,
+}
+
+impl Finished {
+    /// `what` names the runs, in the plural ("variants").
+    pub fn new(what: &'static str) -> Finished {
+        Finished {
+            line: Progress::new(io::stderr().is_terminal()),
+            start: Instant::now(),
+            what,
+        }
+    }
+
+    pub fn update(&mut self, done: usize, total: usize) {
+        let what = self.what;
+        self.line.update(self.start, |elapsed| {
+            format!("running: {done} of {total} {what} finished ({elapsed:.1} s)")
+        });
+    }
+
+    /// Takes the line away (before other output, and at the end).
+    pub fn clear(&mut self) {
+        self.line.clear();
+        // Drawn again at once when asked, not a redraw interval later.
+        self.line.last = None;
+    }
 }
 
 struct Progress {
@@ -106,21 +153,16 @@ impl Progress {
         }
     }
 
-    fn update(&mut self, start: Instant, cycle: u64) {
+    /// Draws `text(seconds since start)`, at most every [`REDRAW`] and not
+    /// in the first [`QUIET`].
+    fn update(&mut self, start: Instant, text: impl FnOnce(f64) -> String) {
         let elapsed = start.elapsed();
         if !self.enabled || elapsed < QUIET || self.last.is_some_and(|l| l.elapsed() < REDRAW) {
             return;
         }
         self.last = Some(Instant::now());
-        let rate = cycle as f64 / elapsed.as_secs_f64();
         let mut err = io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r\u{1b}[2Krunning: cycle {} ({} cycles/s, {:.1} s)",
-            crate::text::group_digits(cycle),
-            crate::text::group_digits(rate as u64),
-            elapsed.as_secs_f64()
-        );
+        let _ = write!(err, "\r\u{1b}[2K{}", text(elapsed.as_secs_f64().max(1e-9)));
         let _ = err.flush();
         self.shown = true;
         PROGRESS_SHOWN.store(true, Ordering::Relaxed);
