@@ -19,13 +19,7 @@ use support::CROSSED;
 const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
 
 fn warpstep<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        // A fixed working directory: relative paths in messages stay short.
-        .current_dir(env!("CARGO_TARGET_TMPDIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the warpstep binary runs")
+    support::warpstep_output(args)
 }
 
 fn stdout(o: &Output) -> String {
@@ -42,12 +36,7 @@ fn code(o: &Output) -> i32 {
 
 /// A fresh directory of this test binary's scratch space.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    support::fresh_dir("cli", name)
 }
 
 fn write(dir: &Path, file: &str, text: &str) -> PathBuf {

@@ -16,12 +16,7 @@ use warpstep::tui::keys::{parse_keys, press};
 const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("hardening")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    support::fresh_dir("hardening", name)
 }
 
 /// A fake nvcc that leaves a mark when anything runs it: a load that

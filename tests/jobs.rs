@@ -5,19 +5,14 @@
 //! own, which shares no code with the grid's threads.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
+mod support;
 
 fn warpstep(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(env!("CARGO_TARGET_TMPDIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the warpstep binary runs")
+    support::warpstep_output(args)
 }
 
 fn text(b: &[u8]) -> String {
@@ -114,12 +109,7 @@ fn each_variant_of_a_parallel_grid_is_its_machine_run_alone() {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("jobs")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    support::fresh_dir("jobs", name)
 }
 
 /// One warp, two ALU instructions and EXIT: 3 issued (counted by hand).

@@ -3,19 +3,14 @@
 //! words encode, and `check` reports every error of the file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use warpstep::scenario::{Origin, Scenario};
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
+mod support;
 
 fn warpstep<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(env!("CARGO_TARGET_TMPDIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the warpstep binary runs")
+    support::warpstep_output(args)
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -15,12 +15,7 @@ use warpstep::record::cast::{self, EventKind};
 const BIN: &str = env!("CARGO_BIN_EXE_warpstep");
 
 fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("page")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    support::fresh_dir("page", name)
 }
 
 fn warpstep(args: &[&std::ffi::OsStr]) -> std::process::Output {

@@ -19,6 +19,28 @@ use std::time::{Duration, Instant};
 
 use warpstep::scenario::{Origin, Scenario};
 
+/// Runs the binary with `args`, without colour, in the scratch root (so
+/// relative paths in its messages stay short).
+pub fn warpstep_output<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the warpstep binary runs")
+}
+
+/// A fresh, empty directory `NAME` under the test crate's scratch folder
+/// `TAG` (what was left there by an earlier run is removed).
+pub fn fresh_dir(tag: &str, name: &str) -> PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(tag)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
 /// A scenario from inline YAML (text with a newline) or a built-in name.
 pub fn load_scenario(arg: &str) -> Arc<Scenario> {
     let sc = if arg.contains('\n') {
