@@ -10,7 +10,6 @@
 //! reserves its scenario's footprint before its machine is built.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
 /// The number of jobs when `--jobs` is not given: the machine's cores.
@@ -55,21 +54,15 @@ pub fn ordered<T, R>(
         }
         return;
     }
-    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
-    let next = AtomicUsize::new(0);
+    let queue = Mutex::new(items.into_iter().enumerate());
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let tx = tx.clone();
-            let (slots, next, work) = (&slots, &next, &work);
+            let (queue, work) = (&queue, &work);
             scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = slots.get(i) else { break };
-                    let item = slot.lock().ok().and_then(|mut s| s.take());
-                    if let Some(item) = item
-                        && tx.send((i, work(item))).is_err()
-                    {
+                while let Some((i, item)) = queue.lock().ok().and_then(|mut q| q.next()) {
+                    if tx.send((i, work(item))).is_err() {
                         break;
                     }
                 }
@@ -144,7 +137,7 @@ impl Drop for Share<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU64;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     /// Items finish out of order (later ones sleep less) and still come out
     /// in order, for any number of jobs.
