@@ -300,7 +300,7 @@ fn run_report(sc: Scenario, buffers: Option<&[String]>, progress: bool) -> Resul
     m.set_record_issues(false);
     // A run that stops early still reports what it did. On a terminal, a
     // long run shows its progress on standard error.
-    super::progress::run_showing(&mut m, progress);
+    super::progress::run_with_progress(&mut m, progress);
     let mut r = Report::new(&sc, &m);
     if let Some(names) = buffers {
         r = r.with_buffers(&sc, &m, names);
@@ -449,6 +449,15 @@ pub fn variants(base: &Scenario, o: &Overrides) -> Result<Vec<(String, Scenario)
     Ok(out)
 }
 
+/// The memory a run of `sc` needs with its report in `format`.
+fn run_needs(sc: &Scenario, format: Format) -> u64 {
+    let f = sc.footprint();
+    match format {
+        Format::Json => f.engine.saturating_add(f.json_report),
+        Format::Text => f.engine,
+    }
+}
+
 fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides, jobs: usize) -> i32 {
     // Ctrl-C ends a long run (or a long report) at once with 130.
     let _signals = super::progress::ExitOnSignal::install("run stopped");
@@ -472,11 +481,10 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides, jobs: us
         // What the JSON report adds to the run (see `budget`: it is
         // serialised as it is written, so nothing per warp).
         for (_, sc) in &vars {
-            let f = sc.footprint();
-            let need = f.engine.saturating_add(f.json_report);
-            if let Some(m) =
-                crate::scenario::budget::over_budget(need, "the run with its JSON report")
-            {
+            if let Some(m) = crate::scenario::budget::over_budget(
+                run_needs(sc, format),
+                "the run with its JSON report",
+            ) {
                 errln!(
                     "error: {}: {m}\n  = hint: launch fewer threads, use the text report, or raise the budget with `--memory-limit`",
                     clean(&sc.origin.to_string())
@@ -500,12 +508,7 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides, jobs: us
             if sc.machine != base_machine {
                 sc.expect.clear();
             }
-            let f = sc.footprint();
-            let need = match format {
-                Format::Json => f.engine.saturating_add(f.json_report),
-                Format::Text => f.engine,
-            };
-            let _share = pool.take(need);
+            let _share = pool.take(run_needs(&sc, format));
             (label, run_report(sc, buffers.as_deref(), !side_by_side))
         },
         |outcome| outcomes.push(outcome),
@@ -674,13 +677,29 @@ fn expand(paths: &[String]) -> (Vec<String>, bool) {
     (targets, ok)
 }
 
-/// What testing one scenario found, printed in the scenarios' order.
-enum Tested {
-    /// Standard output's line and standard error's text.
-    DoesNotLoad(String, String),
-    Skipped(String),
-    Passed(String),
-    Failed(String),
+/// What testing one scenario found, printed in the scenarios' order: its
+/// line on standard output, what standard error says of it, its verdict.
+struct Tested {
+    line: String,
+    error: Option<String>,
+    verdict: Verdict,
+}
+
+#[derive(PartialEq)]
+enum Verdict {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+impl Tested {
+    fn new(line: String, verdict: Verdict) -> Tested {
+        Tested {
+            line,
+            error: None,
+            verdict,
+        }
+    }
 }
 
 fn test(paths: &[String], jobs: usize) -> i32 {
@@ -700,22 +719,12 @@ fn test(paths: &[String], jobs: usize) -> i32 {
         |t| test_one(&t, &pool, !side_by_side),
         |tested| {
             finished.borrow_mut().clear();
-            match tested {
-                Tested::DoesNotLoad(line, e) => {
-                    outln!("{line}");
-                    errln!("{e}");
-                    failed += 1;
-                }
-                Tested::Skipped(line) => outln!("{line}"),
-                Tested::Passed(line) => {
-                    outln!("{line}");
-                    passed += 1;
-                }
-                Tested::Failed(line) => {
-                    outln!("{line}");
-                    failed += 1;
-                }
+            outln!("{}", tested.line);
+            if let Some(e) = &tested.error {
+                errln!("{e}");
             }
+            passed += usize::from(tested.verdict == Verdict::Passed);
+            failed += usize::from(tested.verdict == Verdict::Failed);
         },
         |done, total| finished.borrow_mut().update(done, total),
     );
@@ -735,10 +744,15 @@ fn test(paths: &[String], jobs: usize) -> i32 {
 fn test_one(t: &str, pool: &super::jobs::MemoryPool, progress: bool) -> Tested {
     let sc = match builtin::resolve(t) {
         Ok(s) => s,
-        Err(e) => return Tested::DoesNotLoad(format!("FAIL {t}: does not load"), e.to_string()),
+        Err(e) => {
+            return Tested {
+                error: Some(e.to_string()),
+                ..Tested::new(format!("FAIL {t}: does not load"), Verdict::Failed)
+            };
+        }
     };
     if sc.expect.is_empty() && sc.tour.is_empty() {
-        return Tested::Skipped(format!("--   {t}: no expect: block"));
+        return Tested::new(format!("--   {t}: no expect: block"), Verdict::Skipped);
     }
     let name = text::sanitize(&sc.name);
     let expects_faults = sc.expect.iter().any(|e| e.key.starts_with("faults"));
@@ -772,12 +786,13 @@ fn test_one(t: &str, pool: &super::jobs::MemoryPool, progress: bool) -> Tested {
                 Err(e) => problems.push(format!("the tour: {e}")),
             }
             if problems.is_empty() {
-                Tested::Passed(format!("ok   {t}  ({name})"))
+                Tested::new(format!("ok   {t}  ({name})"), Verdict::Passed)
             } else {
-                Tested::Failed(format!("FAIL {t}  ({name}): {}", problems.join("; ")))
+                let line = format!("FAIL {t}  ({name}): {}", problems.join("; "));
+                Tested::new(line, Verdict::Failed)
             }
         }
-        Err(e) => Tested::Failed(format!("FAIL {t}: {e}")),
+        Err(e) => Tested::new(format!("FAIL {t}: {e}"), Verdict::Failed),
     }
 }
 

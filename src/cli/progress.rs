@@ -69,13 +69,9 @@ const SLICE: Duration = Duration::from_millis(20);
 /// and cleared at the end; with standard error anything else, nothing is
 /// written. The run is the same either way: slices of `run_until` end
 /// where one call would have passed.
-pub fn run_with_progress(m: &mut Machine) {
-    run_showing(m, true);
-}
-
-/// [`run_with_progress`]; with `show` false, never a progress line (a run
-/// beside others, whose progress [`Finished`] shows).
-pub fn run_showing(m: &mut Machine, show: bool) {
+/// With `show` false there is never a line (a run beside others, whose
+/// progress [`Finished`] shows).
+pub fn run_with_progress(m: &mut Machine, show: bool) {
     let mut line = Progress::new(show && io::stderr().is_terminal());
     let start = Instant::now();
     let mut slice = FIRST_SLICE;
