@@ -14,14 +14,10 @@ use warpstep::engine::Policy;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
 
-const GRID: &str = include_str!("engine.rs");
-
 /// The engine bench's divergent loop, under `stack`.
 fn base() -> Scenario {
-    let start = GRID.find("r#\"").expect("the loop's text") + 3;
-    let end = start + GRID[start..].find("\"#").expect("its end");
-    let text = GRID[start..end].replace("CONVERGENCE", "stack");
-    Scenario::from_text(&text, Origin::Builtin("bench".into())).expect("loads")
+    let text = include_str!("kernels/divergent-loop.yaml");
+    Scenario::from_text(text, Origin::Builtin("bench".into())).expect("loads")
 }
 
 fn variants() -> Vec<Arc<Scenario>> {
