@@ -2,7 +2,7 @@
 //! run side by side, and what is printed is the same byte for byte for any
 //! number of jobs. The reference is the serial run (`--jobs 1`), and each
 //! variant of a grid is also checked against the same machine run on its
-//! own, which shares no code with the grid's threads.
+//! own (`run` without a grid, no other run beside it).
 
 use std::path::PathBuf;
 use std::process::Output;
