@@ -249,6 +249,7 @@ impl State {
                     until: t,
                     pc: 0,
                 },
+                pipe_mark: None,
                 wake_at: t,
                 counters: Counters::default(),
                 dispatched_at: t,
@@ -342,8 +343,8 @@ impl State {
                 Status::Eligible { since, .. } if since == t => *eligible |= 1 << slot,
                 Status::Done { .. } => {}
                 _ => {
-                    let sfu_free = sched[w.scheduler as usize].sfu_free;
-                    Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
+                    let pipe = &mut sched[w.scheduler as usize];
+                    Self::evaluate(sh, pcs, eligible, wheel, pipe, w, slot, t);
                 }
             }
         }

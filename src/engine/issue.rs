@@ -57,9 +57,6 @@ impl State {
             check_hazards: *check_hazards,
         };
         let sm = &mut sms[s];
-        if t >= sm.mufu_release {
-            Self::release_held(sm, cx.pcs, t);
-        }
         for k in 0..sm.schedulers {
             let cand = sm.eligible & sm.sched_mask[k];
             let Some(slot) = sm.select(k, policy, cand) else {
@@ -166,7 +163,9 @@ impl State {
         // Eligible (after waiting out any stall count), selected at t: the
         // status is charged here, and replaced once the next cycle's
         // readiness is known, by `file_next`.
-        let (_, open) = w.status.open(t);
+        let (_, open) = w.open(t, &sched[k]);
+        w.pipe_mark = None;
+        sched[k].lazy &= !(1 << slot);
         *eligible &= !(1 << slot);
         sched[k].last = Some(slot);
         sched[k].greedy = Some(slot);
@@ -196,7 +195,7 @@ impl State {
         w.stall_until = t + stall;
         w.yielded = ins.control.yield_hint;
         if d.is_mufu {
-            sched[k].sfu_free = t + u64::from(d.pipe_interval);
+            sched[k].accept_mufu(t, d.pipe_interval);
         }
 
         let divergent_before = w.counters.divergent_branches;
@@ -224,17 +223,15 @@ impl State {
         }
     }
 
-    /// After a MUFU issue, warps of the same scheduler waiting to issue a
-    /// MUFU are throttled from the next cycle until the pipe frees.
+    /// After a MUFU issue at `t`, the other warps of scheduler `k` eligible
+    /// at a MUFU wait from `t + 1` until the pipe frees.
     ///
-    /// The first `stack` warp is evaluated, and so gets a wake-up on the
-    /// wheel for the cycle the pipe frees. The other `stack` warps need no
-    /// evaluation: eligible now with a MUFU next, their readiness at
-    /// `t + 1` is the pipe's throttle until it frees (nothing but their own
-    /// issue changes it). They are set blocked and held in
-    /// [`Sm::mufu_held`], with no wake-up of their own, and released by
-    /// [`State::release_held`] in the cycle of the first one's wake-up
-    /// ([`Sm::mufu_release`]), so no cycle before it looks at them. An
+    /// A `stack` warp's readiness then is the pipe's alone (nothing but
+    /// its own issue changes it), and so is an `its` warp's whose lanes
+    /// are all in the one group: their statuses are charged lazily
+    /// ([`super::sm::SchedState::lazy`]), and all of them leave the
+    /// eligible set together and are filed to join it again in the cycle
+    /// the pipe frees, with no status of their own changed. Any other
     /// `its` warp is evaluated: another of its groups may be ready.
     pub(crate) fn throttle_others(
         sh: &Shared,
@@ -245,11 +242,30 @@ impl State {
         t: u64,
     ) {
         let free = sm.sched[k].sfu_free;
-        // Past the wheel's reach a wake-up is a check on the way: each
-        // warp is then evaluated, as it was filed.
-        let can_hold = free > t + 1 && free < t + 1 + super::sm::WHEEL;
-        let mut anchored = false;
-        let mut cand = sm.eligible & sm.sched_mask[k] & !(1 << issuer);
+        let held = sm.sched[k].lazy & sm.eligible & !(1 << issuer);
+        if free > t + 1 && held != 0 {
+            sm.eligible &= !held;
+            if free - t < super::sm::SOON {
+                sm.wheel.file_ready_all(free, held);
+            } else {
+                // Past the ring's reach: each is woken then (or checked on
+                // the way, past the wheel's), and found ready or not.
+                let mut rest = held;
+                while rest != 0 {
+                    let slot = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    if let Some(w) = sm.slots[slot as usize].as_deref_mut() {
+                        w.wake_at = sm.wheel.schedule(t, free, slot);
+                    }
+                }
+            }
+        }
+        if !sh.cfg.its {
+            return;
+        }
+        // The lazily charged warps need no evaluation, held or not (with
+        // an interval of 1 the pipe is free again next cycle).
+        let mut cand = sm.eligible & sm.sched_mask[k] & !sm.sched[k].lazy & !(1 << issuer);
         while cand != 0 {
             let slot = cand.trailing_zeros();
             cand &= cand - 1;
@@ -262,68 +278,9 @@ impl State {
             if !sh.code[pc as usize].is_mufu {
                 continue;
             }
-            let stack = matches!(w.conv, Convergence::Stack(_));
-            if anchored && stack {
-                let reason = Reason::MathPipeThrottle;
-                let blocked = Status::Blocked {
-                    reason,
-                    labelled: reason,
-                    since: t + 1,
-                    until: free,
-                    pc,
-                };
-                Self::set_status(pcs, w, blocked, t + 1);
-                w.wake_at = free;
-                sm.eligible &= !(1 << slot);
-                sm.mufu_held |= 1 << slot;
-                sm.mufu_release = sm.mufu_release.min(free);
-                continue;
-            }
             // Not selected this cycle; from the next, the pipe is busy.
             w.wake_at = t + 1;
             Self::evaluate_into(sh, sm, pcs, slot, t + 1);
-            anchored |= can_hold && stack;
-        }
-    }
-
-    /// Files the warps [`State::throttle_others`] held whose pipe is free
-    /// at `t` as eligible from `t`: what their evaluation would find (held,
-    /// a `stack` warp's state does not change, and the scoreboards it
-    /// waited on were clear when it was held), without evaluating it.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn release_held(sm: &mut Sm, pcs: &mut [PcCounters], t: u64) {
-        let mut held = sm.mufu_held;
-        // The warps of other schedulers stay held until their pipes free.
-        sm.mufu_release = u64::MAX;
-        while held != 0 {
-            let slot = held.trailing_zeros();
-            held &= held - 1;
-            let Some(w) = sm.slots[slot as usize].as_deref_mut() else {
-                sm.mufu_held &= !(1 << slot);
-                continue;
-            };
-            let free = sm.sched[w.scheduler as usize].sfu_free;
-            if free > t {
-                sm.mufu_release = sm.mufu_release.min(free);
-                continue;
-            }
-            sm.mufu_held &= !(1 << slot);
-            let live = w.live();
-            let Convergence::Stack(stack) = &w.conv else {
-                continue;
-            };
-            let Some((pc, lanes)) = stack.active(live) else {
-                continue;
-            };
-            let ready = Status::Eligible {
-                since: t,
-                wait_from: t,
-                pc,
-                lanes,
-            };
-            Self::set_status(pcs, w, ready, t);
-            sm.eligible |= 1 << slot;
         }
     }
 

@@ -9,7 +9,7 @@ use super::kernel::Kernel;
 use super::link::Decoded;
 use super::memory::GlobalMemory;
 use super::records::{ChunkLog, Fault, FinalState, Hazard, IssueRecord, RunError, WarpRecord};
-use super::sm::Sm;
+use super::sm::{SchedState, Sm};
 use super::stats::{Counters, MemoryCounters, PcCounters};
 use super::warp::Warp;
 
@@ -36,6 +36,8 @@ pub(crate) struct Cfg {
     pub(crate) policy: Policy,
     pub(crate) group_policy: GroupPolicy,
     pub(crate) taken_first: bool,
+    /// Warps reconverge under `its` (independent thread scheduling).
+    pub(crate) its: bool,
     pub(crate) latency: Latency,
     pub(crate) shared_banks: u32,
     /// Block and grid dimensions, x, y, z.
@@ -61,6 +63,7 @@ impl Cfg {
             policy: m.policy,
             group_policy: m.group_policy,
             taken_first: m.taken_first,
+            its: m.convergence == super::config::Convergence::Its,
             latency: m.latency,
             shared_banks: m.shared_banks,
             block_dim3: launch.block_xyz(),
@@ -299,19 +302,21 @@ impl Machine {
         u64::from(self.st.next_block) * u64::from(self.sh.cfg.warps_per_block)
     }
 
-    /// Warps on SMs now.
-    pub(crate) fn resident(&self) -> impl Iterator<Item = &Warp> {
-        self.st
-            .sms
-            .iter()
-            .flat_map(|sm| sm.slots.iter().filter_map(|w| w.as_deref()))
+    /// Warps on SMs now, each with its scheduler's state.
+    pub(crate) fn resident_with_scheduler(&self) -> impl Iterator<Item = (&Warp, &SchedState)> {
+        self.st.sms.iter().flat_map(|sm| {
+            sm.slots
+                .iter()
+                .filter_map(|w| w.as_deref())
+                .map(|w| (w, &sm.sched[w.scheduler as usize]))
+        })
     }
 
     /// Run totals, the open stall intervals of resident warps included.
     pub fn totals(&self) -> Counters {
         let mut c = self.st.retired;
-        for w in self.resident() {
-            c.merge(&w.counters_at(self.st.cycle));
+        for (w, pipe) in self.resident_with_scheduler() {
+            c.merge(&w.counters_at(self.st.cycle, pipe));
         }
         c
     }
@@ -319,10 +324,10 @@ impl Machine {
     /// Per-warp counters, retired and resident, by warp index.
     pub fn warp_records(&self) -> Vec<WarpRecord> {
         let mut v: Vec<WarpRecord> = self.st.records.iter().copied().collect();
-        v.extend(self.resident().map(|w| WarpRecord {
+        v.extend(self.resident_with_scheduler().map(|(w, pipe)| WarpRecord {
             warp: w.gid,
             block: w.block,
-            counters: w.counters_at(self.st.cycle),
+            counters: w.counters_at(self.st.cycle, pipe),
             resident_cycles: self.st.cycle - w.dispatched_at,
         }));
         v.sort_by_key(|r| r.warp);
@@ -332,8 +337,8 @@ impl Machine {
     /// Per-instruction counters, open stall intervals included.
     pub fn pc_counters(&self) -> Vec<PcCounters> {
         let mut v = self.st.pcs.clone();
-        for w in self.resident() {
-            let (pc, parts) = w.status.open(self.st.cycle);
+        for (w, pipe) in self.resident_with_scheduler() {
+            let (pc, parts) = w.open(self.st.cycle, pipe);
             if let Some(p) = pc.and_then(|pc| v.get_mut(pc as usize)) {
                 for (reason, _, n) in parts {
                     p.stalls.add(reason, n);

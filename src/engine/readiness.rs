@@ -29,7 +29,7 @@ impl State {
         pcs: &mut [PcCounters],
         eligible: &mut u64,
         wheel: &mut Wheel,
-        sched: &[SchedState],
+        sched: &mut [SchedState],
         w: &mut Warp,
         slot: u32,
         pc: u32,
@@ -101,15 +101,21 @@ impl State {
                 until: next,
                 pc,
             };
-            let sfu_free = sched[w.scheduler as usize].sfu_free;
-            Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, next);
+            let pipe = &mut sched[w.scheduler as usize];
+            Self::evaluate(sh, pcs, eligible, wheel, pipe, w, slot, next);
         }
         false
     }
 
-    /// Charges the warp's current status up to `t` and replaces it.
+    /// Charges the warp's current status up to `t` and replaces it. A
+    /// lazily charged status ([`Warp::pipe_mark`]) is settled first, by
+    /// [`State::settle_pipe_wait`], which knows the warp's scheduler.
     #[inline(always)]
     pub(crate) fn set_status(pcs: &mut [PcCounters], w: &mut Warp, new: Status, t: u64) {
+        debug_assert!(
+            w.pipe_mark.is_none(),
+            "a lazily charged status is settled first"
+        );
         if w.status.start() < t {
             let (pc, parts) = w.status.open(t);
             for (reason, labelled, n) in parts {
@@ -144,8 +150,42 @@ impl State {
         let Some(w) = slots[slot as usize].as_deref_mut() else {
             return;
         };
-        let sfu_free = sched[w.scheduler as usize].sfu_free;
-        Self::evaluate(sh, pcs, eligible, wheel, sfu_free, w, slot, t);
+        let pipe = &mut sched[w.scheduler as usize];
+        Self::evaluate(sh, pcs, eligible, wheel, pipe, w, slot, t);
+    }
+
+    /// Ends the lazily charged status of warp `slot` (eligible at a MUFU,
+    /// [`Warp::pipe_mark`]) at `t`: charges it up to `t` and leaves the
+    /// same status charged as any other, from `t`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn settle_pipe_wait(
+        pcs: &mut [PcCounters],
+        pipe: &mut SchedState,
+        w: &mut Warp,
+        slot: u32,
+        t: u64,
+    ) {
+        let (pc, parts) = w.open(t, pipe);
+        for (reason, labelled, n) in parts {
+            if n == 0 {
+                continue;
+            }
+            w.counters.charge(reason, labelled, n);
+            if let Some(p) = pc.and_then(|pc| pcs.get_mut(pc as usize)) {
+                p.stalls.add(reason, n);
+            }
+        }
+        if let Status::Eligible { pc, lanes, .. } = w.status {
+            w.status = Status::Eligible {
+                since: t,
+                wait_from: t,
+                pc,
+                lanes,
+            };
+        }
+        w.pipe_mark = None;
+        pipe.lazy &= !(1 << slot);
     }
 
     /// [`State::evaluate_into`] with the SM's parts borrowed apart.
@@ -156,12 +196,15 @@ impl State {
         pcs: &mut [PcCounters],
         eligible: &mut u64,
         wheel: &mut Wheel,
-        sfu_free: u64,
+        pipe: &mut SchedState,
         w: &mut Warp,
         slot: u32,
         t: u64,
     ) {
-        match readiness(&sh.code, w, t, sfu_free, sh.cfg.group_policy) {
+        if w.pipe_mark.is_some() {
+            Self::settle_pipe_wait(pcs, pipe, w, slot, t);
+        }
+        match readiness(&sh.code, w, t, pipe.sfu_free, sh.cfg.group_policy) {
             Readiness::Ready { pc, lanes } => {
                 Self::set_status(
                     pcs,
@@ -175,6 +218,13 @@ impl State {
                     t,
                 );
                 *eligible |= 1 << slot;
+                // At a MUFU, with nothing but the pipe (other warps' MUFU
+                // issues) able to keep it from issuing until it does: its
+                // status is charged lazily.
+                if sh.code[pc as usize].is_mufu && only_the_pipe_can_stop(w, pc) {
+                    w.pipe_mark = Some(pipe.pipe_busy_before(t));
+                    pipe.lazy |= 1 << slot;
+                }
             }
             Readiness::Blocked {
                 reason,
@@ -200,6 +250,23 @@ impl State {
                 }
             }
             Readiness::Done => {}
+        }
+    }
+}
+
+/// Whether warp `w`, ready to issue the MUFU at `pc`, stays ready at it
+/// until it issues except while the pipe is busy: a `stack` warp (only its
+/// own issue changes its state), or an `its` warp whose live lanes are all
+/// in that one group, the one that issued last (no other group to pick, no
+/// lane waiting for a barrier to release it). Its readiness at a cycle the
+/// pipe is busy is then `math_pipe_throttle` until the pipe frees.
+fn only_the_pipe_can_stop(w: &Warp, pc: u32) -> bool {
+    match &w.conv {
+        Convergence::Stack(_) => true,
+        Convergence::Its(its) => {
+            its.groups.len() == 1
+                && its.groups[0] == (pc, w.live())
+                && its.current.is_none_or(|c| c == pc)
         }
     }
 }

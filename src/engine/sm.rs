@@ -63,11 +63,19 @@ impl Wheel {
     /// Returns the cycle filed.
     pub fn file_ready(&mut self, now: u64, at: u64, slot: u32) -> u64 {
         if at - now < SOON {
-            self.ready[(at % SOON) as usize] |= 1 << slot;
+            self.file_ready_all(at, 1 << slot);
             at
         } else {
             self.schedule(now, at, slot)
         }
+    }
+
+    /// Files the warp slots of `mask` to join the eligible set at cycle
+    /// `at`, which is less than [`SOON`] cycles ahead, with nothing to
+    /// re-check: as [`Wheel::file_ready`], for warps whose readiness from
+    /// `at` is known now (their status may have begun earlier).
+    pub fn file_ready_all(&mut self, at: u64, mask: u64) {
+        self.ready[(at % SOON) as usize] |= mask;
     }
 
     /// Takes the warps filed ready from cycle `t`.
@@ -144,6 +152,49 @@ pub struct SchedState {
     pub greedy: Option<u32>,
     /// The MUFU pipe accepts the next instruction from this cycle.
     pub sfu_free: u64,
+    /// The first cycle the latest MUFU issue keeps the pipe busy: that
+    /// issue's busy window is `pipe_start..sfu_free`.
+    pub pipe_start: u64,
+    /// Cycles the pipe has been busy, every window so far counted whole
+    /// (the latest's cycles to come included).
+    pub pipe_busy: u64,
+    /// Warps of this scheduler eligible at a MUFU that only the pipe can
+    /// stop (a `stack` warp, or an `its` warp with all its lanes in one
+    /// group), whose status is charged lazily: the cycles of their wait in
+    /// which the pipe was
+    /// busy are `math_pipe_throttle`, worked out from [`Self::pipe_busy`]
+    /// when the status ends ([`super::warp::Warp::pipe_mark`]), not warp
+    /// by warp at each MUFU issue.
+    pub lazy: u64,
+}
+
+impl SchedState {
+    /// A scheduler that has issued nothing.
+    pub const IDLE: SchedState = SchedState {
+        last: None,
+        greedy: None,
+        sfu_free: 0,
+        pipe_start: 0,
+        pipe_busy: 0,
+        lazy: 0,
+    };
+
+    /// The MUFU pipe accepts an instruction at cycle `t` that keeps it
+    /// busy for `interval` cycles: no other MUFU issues before
+    /// `t + interval`, so windows never overlap.
+    pub fn accept_mufu(&mut self, t: u64, interval: u32) {
+        self.pipe_start = t + 1;
+        self.sfu_free = t + u64::from(interval.max(1));
+        self.pipe_busy += self.sfu_free - self.pipe_start;
+    }
+
+    /// Busy cycles of the MUFU pipe before cycle `t`, for any `t` from the
+    /// latest window's issue on (every status is charged at the current
+    /// cycle, which is).
+    pub fn pipe_busy_before(&self, t: u64) -> u64 {
+        let to_come = self.sfu_free.saturating_sub(t.max(self.pipe_start));
+        self.pipe_busy - to_come
+    }
 }
 
 /// One SM.
@@ -172,12 +223,6 @@ pub struct Sm {
     pub wheel: Wheel,
     /// Last cycle the shared-memory pipe accepted an instruction.
     pub lsu_busy: Option<u64>,
-    /// Warps throttled by a busy MUFU pipe with no wake-up of their own:
-    /// released together (`State::release_held`) once their scheduler's
-    /// pipe frees.
-    pub mufu_held: u64,
-    /// The first cycle a held warp's pipe frees (`u64::MAX`: none held).
-    pub mufu_release: u64,
 }
 
 impl Sm {
@@ -199,8 +244,6 @@ impl Sm {
             spare: Vec::new(),
             wheel: Wheel::default(),
             lsu_busy: None,
-            mufu_held: 0,
-            mufu_release: u64::MAX,
         }
     }
 

@@ -157,8 +157,10 @@ fn a_stall_count_is_charged_as_it_elapses() {
     let mut seen = Vec::new();
     while m.step() {
         let now = m.cycle();
-        let Some(w) = m.resident().next() else { break };
-        let c = w.counters_at(now);
+        let Some((w, pipe)) = m.resident_with_scheduler().next() else {
+            break;
+        };
+        let c = w.counters_at(now, pipe);
         assert_eq!(c.stalls.total(), now, "every resident cycle once, at {now}");
         let pc_wait = m.pc_counters()[1].stalls.get(Reason::Wait);
         seen.push((now, c.stalls.get(Reason::Wait), pc_wait, c.issued));
@@ -382,6 +384,69 @@ fn mufu_pipe_throttles_the_second_warp() {
     assert_eq!(w[1].counters.stalls.get(Reason::NotSelected), 1);
     assert_eq!(w[1].counters.stalls.get(Reason::MathPipeThrottle), 1);
     assert_eq!(w[0].counters.stalls.get(Reason::Exited), 2);
+}
+
+/// Four warps of one scheduler take turns at the MUFU pipe, each busy for
+/// `interval` cycles, under both convergence models (a `stack` warp's wait
+/// is charged lazily, an `its` warp's as it is evaluated). Hand-computed:
+/// warp k issues its MUFU at `k * interval` (loose round robin starts
+/// after the warp issued last) and its EXIT the cycle after; until its
+/// MUFU it is not selected in the k cycles another MUFU issues and
+/// throttled in the other `k * (interval - 1)`. Read at every cycle, not
+/// only at the end: a warp's wait is charged up to any cycle it is read.
+#[test]
+fn four_warps_queue_for_the_mufu_pipe_read_at_every_cycle() {
+    use super::config::Convergence;
+    // 40 is past the ring that files warps ready (32 cycles): the waiting
+    // warps are woken by the wheel instead.
+    for interval in [2u32, 3, 40] {
+        for conv in [Convergence::Stack, Convergence::Its] {
+            let i = u64::from(interval);
+            let mut m = kernel_with(
+                "MUFU.RCP R1, R0\nEXIT\n",
+                |m| {
+                    m.latency.sfu_interval = interval;
+                    m.convergence = conv;
+                },
+                Launch::linear(1, 128, 0),
+                vec![],
+            )
+            .machine();
+            // (not selected, throttled, selected) of warp k in cycles
+            // 0..now, counted cycle by cycle from the timeline above.
+            let expect = |k: u64, now: u64| {
+                let mufu = k * i;
+                let before = |c: u64| c < now && c < mufu;
+                let not_selected = (0..k).filter(|&j| before(j * i)).count() as u64;
+                let throttled = (0..now.min(mufu)).filter(|c| c % i != 0).count() as u64;
+                let selected = [mufu, mufu + 1].iter().filter(|&&c| c < now).count() as u64;
+                (not_selected, throttled, selected)
+            };
+            while m.step() {
+                let now = m.cycle();
+                for r in m.warp_records() {
+                    let k = u64::from(r.warp);
+                    if now > k * i + 1 {
+                        continue;
+                    }
+                    let st = &r.counters.stalls;
+                    let got = (
+                        st.get(Reason::NotSelected),
+                        st.get(Reason::MathPipeThrottle),
+                        st.get(Reason::Selected),
+                    );
+                    let at = format!("warp {k} at cycle {now}, interval {interval}, {conv:?}");
+                    assert_eq!(got, expect(k, now), "{at}");
+                    assert_eq!(st.total(), now, "every cycle once: {at}");
+                }
+            }
+            assert_eq!(m.cycle(), 3 * i + 2, "{conv:?}, interval {interval}");
+            // The MUFU's pc carries every warp's throttle: 0 + 1 + 2 + 3
+            // windows of interval - 1 cycles.
+            let throttled = m.pc_counters()[0].stalls.get(Reason::MathPipeThrottle);
+            assert_eq!(throttled, 6 * (i - 1), "{conv:?}, interval {interval}");
+        }
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@ use super::machine::Machine;
 use super::memory;
 use super::readiness::{Readiness, readiness};
 use super::scoreboard::Producer;
+use super::sm::SchedState;
 use super::stats::{Counters, Reason};
 use super::warp::Warp;
 use crate::asm::ir::{Class, SCOREBOARDS};
@@ -413,14 +414,19 @@ impl Machine {
             })
     }
 
-    fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
-        let t = self.st.cycle;
-        let sfu_free = self
-            .st
+    /// The state of warp `w`'s scheduler on SM `sm`.
+    fn scheduler_of(&self, sm: u32, w: &Warp) -> &SchedState {
+        static NONE: SchedState = SchedState::IDLE;
+        self.st
             .sms
             .get(sm as usize)
             .and_then(|s| s.sched[..s.schedulers].get(w.scheduler as usize))
-            .map_or(0, |st| st.sfu_free);
+            .unwrap_or(&NONE)
+    }
+
+    fn status_of(&self, sm: u32, w: &Warp) -> (WarpStatus, Option<u32>, u64) {
+        let t = self.st.cycle;
+        let sfu_free = self.scheduler_of(sm, w).sfu_free;
         match readiness(&self.sh.code, w, t, sfu_free, self.sh.cfg.group_policy) {
             Readiness::Ready { pc, lanes } => (WarpStatus::Eligible, Some(pc), lanes),
             Readiness::Blocked {
@@ -553,7 +559,7 @@ impl Machine {
             status,
             scoreboards,
             blocking_scoreboards,
-            counters: w.counters_at(t),
+            counters: w.counters_at(t, self.scheduler_of(sm, w)),
         }
     }
 

@@ -5,6 +5,7 @@ use crate::asm::ir::{PT, PredSrc, UNIFORM_REGS, UPT, URZ};
 
 use super::convergence::Convergence;
 use super::scoreboard::Scoreboards;
+use super::sm::SchedState;
 use super::stats::{Counters, Reason};
 
 /// Where a warp is in its life, for stall accounting: each resident warp is
@@ -81,6 +82,12 @@ pub struct Warp {
     /// Waiting at a block barrier (`stack` model: the whole warp).
     pub at_bar: bool,
     pub status: Status,
+    /// While the warp is eligible at a MUFU that only the pipe can stop
+    /// ([`SchedState::lazy`]): its scheduler's
+    /// [`SchedState::pipe_busy_before`] the cycle its status began. The
+    /// pipe's busy cycles since then are charged `math_pipe_throttle`,
+    /// the others `not_selected`, when the status ends ([`Warp::open`]).
+    pub pipe_mark: Option<u64>,
     /// Cycle of the pending re-evaluation, if one is scheduled.
     pub wake_at: u64,
     pub counters: Counters,
@@ -147,10 +154,34 @@ impl Warp {
             .unwrap_or(0)
     }
 
-    /// The counters including the open accounting interval up to `now`.
-    pub fn counters_at(&self, now: u64) -> Counters {
+    /// What the warp's status charges from its start up to `now`, as
+    /// [`Status::open`]; `pipe` is its scheduler, whose MUFU pipe's busy
+    /// cycles are `math_pipe_throttle` for a warp eligible at a MUFU
+    /// ([`Warp::pipe_mark`]: such a status waits out no stall count).
+    #[inline(always)]
+    pub fn open(&self, now: u64, pipe: &SchedState) -> (Option<u32>, [(Reason, Reason, u64); 2]) {
+        let (pc, mut parts) = self.status.open(now);
+        if let Some(mark) = self.pipe_mark {
+            debug_assert_eq!(
+                parts[0].2, 0,
+                "a lazily charged status waits no stall count"
+            );
+            let throttled = pipe.pipe_busy_before(now).saturating_sub(mark);
+            let not_selected = parts[1].2.saturating_sub(throttled);
+            let reason = Reason::MathPipeThrottle;
+            parts = [
+                (reason, reason, throttled),
+                (Reason::NotSelected, Reason::NotSelected, not_selected),
+            ];
+        }
+        (pc, parts)
+    }
+
+    /// The counters including the open accounting interval up to `now`
+    /// (`pipe`: the warp's scheduler).
+    pub fn counters_at(&self, now: u64, pipe: &SchedState) -> Counters {
         let mut c = self.counters;
-        let (_, parts) = self.status.open(now);
+        let (_, parts) = self.open(now, pipe);
         for (reason, labelled, n) in parts {
             c.charge(reason, labelled, n);
         }
