@@ -2,9 +2,9 @@
 //! one group per kernel class: a hand-written divergent-loop kernel over
 //! 1,000,003 threads under both convergence models, the same loop with no
 //! divergence, global loads and stores (coalesced and scattered), shared
-//! memory with 2- and 32-way bank conflicts, the MUFU pipe, and nvcc 13's
-//! own sm_90 listing of the seed kernel (`tests/kernels/seed.cu`), loaded
-//! unedited. The class kernels are `benches/kernels/*.yaml`; each can be
+//! memory with 2- and 32-way bank conflicts, the MUFU pipe (under both
+//! models), and nvcc 13's own sm_90 listing of the seed kernel
+//! (`tests/kernels/seed.cu`), loaded unedited. The class kernels are `benches/kernels/*.yaml`; each can be
 //! run as `warpstep run benches/kernels/NAME.yaml`. `report_1m_threads`
 //! times a run with its report, text and JSON, as `warpstep run` writes
 //! them (to a sink).
@@ -87,6 +87,17 @@ fn bench(c: &mut Criterion) {
     }
     for (group, text) in CLASSES {
         measure(c, group, "stack", &parse(text));
+    }
+    // Under `its` too: a converged warp at a MUFU waits for the pipe as a
+    // `stack` warp does, a path of its own in the engine.
+    let mufu = CLASSES.iter().find(|c| c.0.starts_with("mufu"));
+    if let Some(&(group, text)) = mufu {
+        measure(
+            c,
+            group,
+            "its",
+            &parse(&format!("machine: {{convergence: its}}\n{text}")),
+        );
     }
     measure(c, "seed_listing_1m_threads", "sm_90", &seed_scenario());
     report(c, &scenario("stack"));

@@ -787,6 +787,11 @@ pub fn memory_op<const N: usize>(
         }
         return MemEffect::Global(memory::coalesce(&mut sc.accesses));
     }
+    // Before the rows the other loads fill: a word of shared memory per
+    // lane needs none of them.
+    if size == 4 && matches!(space, Space::Shared) {
+        return shared_words::<N>(w, env, &a, reg, store, on, on_n);
+    }
     let mut loaded: [Lanes; 4] = [[0; 64]; 4];
     if !store
         && matches!(space, Space::Global)
@@ -801,9 +806,6 @@ pub fn memory_op<const N: usize>(
             write::<N>(w, reg.saturating_add(k as u8), vals, on_n);
         }
         return MemEffect::Global(c);
-    }
-    if size == 4 && matches!(space, Space::Shared) {
-        return shared_words::<N>(w, env, &a, reg, store, on, on_n);
     }
     let mut ok: u64 = 0;
     for l in (0..n).filter(|&l| on >> l & 1 != 0) {
@@ -886,10 +888,7 @@ fn shared_words<const N: usize>(
             Some(m) => m.read_u32(a[l]).map(|v| vals[l] = v),
         };
         match result {
-            Ok(()) => {
-                ok |= 1 << l;
-                env.scratch.accesses.push((a[l], 4));
-            }
+            Ok(()) => ok |= 1 << l,
             Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
         }
     }
@@ -900,11 +899,7 @@ fn shared_words<const N: usize>(
         return MemEffect::None;
     }
     MemEffect::Shared {
-        passes: memory::bank_passes(
-            &env.scratch.accesses,
-            env.banks,
-            &mut env.scratch.bank_words,
-        ),
+        passes: memory::word_bank_passes(a, ok, env.banks, &mut env.scratch.bank_words),
     }
 }
 

@@ -485,34 +485,142 @@ fn coalesce_sorted(accesses: &[(u32, u32)]) -> Option<Coalescing> {
 /// within a bank, more than 64 banks) is counted by sorting the words into
 /// `scratch`.
 pub fn bank_passes(accesses: &[(u32, u32)], banks: u32, scratch: &mut Vec<(u32, u32)>) -> u32 {
-    let banks = banks.max(1);
-    if banks > 64 {
-        return bank_passes_sorted(accesses, banks, scratch);
-    }
-    let pow2 = banks.is_power_of_two();
-    let mut touched: u64 = 0;
-    let mut count = [0u32; 64];
-    let mut last = [0u32; 64];
-    let mut worst = 0;
+    let Some(mut t) = BankTally::new(banks) else {
+        return bank_passes_sorted(accesses, banks.max(1), scratch);
+    };
     for &(addr, size) in accesses {
         let first = addr / 4;
         for w in first..first + size.div_ceil(4) {
-            let b = if pow2 { w & (banks - 1) } else { w % banks } as usize;
-            if touched >> b & 1 == 0 {
-                touched |= 1 << b;
-                count[b] = 1;
-                last[b] = w;
-                worst = worst.max(1);
-            } else if w > last[b] {
-                count[b] += 1;
-                last[b] = w;
-                worst = worst.max(count[b]);
-            } else if w < last[b] {
-                return bank_passes_sorted(accesses, banks, scratch);
+            if !t.add(w) {
+                return bank_passes_sorted(accesses, t.banks, scratch);
             }
         }
     }
-    worst
+    t.worst
+}
+
+/// [`bank_passes`] of one 4-byte word per lane of `lanes`, at `addrs[l]`,
+/// read where the lanes' addresses are: the common `LDS`/`STS` needs no
+/// list of accesses, unless its words are out of order within a bank.
+pub fn word_bank_passes(
+    addrs: &[u32; 64],
+    lanes: u64,
+    banks: u32,
+    scratch: &mut Vec<(u32, u32)>,
+) -> u32 {
+    if let Some(passes) = strided_bank_passes(addrs, lanes, banks) {
+        return passes;
+    }
+    if let Some(mut t) = BankTally::new(banks) {
+        let mut rest = lanes;
+        while rest != 0 && t.add(addrs[rest.trailing_zeros() as usize % 64] / 4) {
+            rest &= rest - 1;
+        }
+        if rest == 0 {
+            return t.worst;
+        }
+    }
+    let mut accesses = [(0u32, 4u32); 64];
+    let mut n = 0;
+    let mut all = lanes;
+    while all != 0 {
+        accesses[n].0 = addrs[all.trailing_zeros() as usize % 64];
+        all &= all - 1;
+        n += 1;
+    }
+    bank_passes_sorted(&accesses[..n], banks.max(1), scratch)
+}
+
+/// [`word_bank_passes`] in closed form when the lanes are consecutive and
+/// their words a constant stride `s` apart (a broadcast, a row, a column:
+/// the usual shapes): `n` lanes step through the banks with period
+/// `p = banks / gcd(s, banks)`, so the busiest bank takes `ceil(n / p)`
+/// distinct words (and a broadcast, `s = 0`, one). `None` otherwise.
+fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32> {
+    if lanes == 0 {
+        return Some(0);
+    }
+    let first = lanes.trailing_zeros() as usize;
+    let run = lanes >> first;
+    if run & run.wrapping_add(1) != 0 {
+        return None;
+    }
+    let n = run.count_ones() as usize;
+    let words = &addrs[first..first + n];
+    if n == 1 {
+        return Some(1);
+    }
+    let stride = i64::from(words[1] / 4) - i64::from(words[0] / 4);
+    let even = words
+        .windows(2)
+        .all(|p| i64::from(p[1] / 4) - i64::from(p[0] / 4) == stride);
+    if !even {
+        return None;
+    }
+    if stride == 0 {
+        return Some(1);
+    }
+    let banks = u64::from(banks.max(1));
+    let period = banks / gcd(stride.rem_euclid(banks as i64) as u64, banks);
+    Some((n as u64).div_ceil(period) as u32)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Distinct words per bank, for words that reach each bank in increasing
+/// order: a count and the last word per bank, on the stack.
+struct BankTally {
+    banks: u32,
+    pow2: bool,
+    touched: u64,
+    count: [u32; 64],
+    last: [u32; 64],
+    /// The most distinct words any bank has.
+    worst: u32,
+}
+
+impl BankTally {
+    /// `None` past 64 banks.
+    fn new(banks: u32) -> Option<Self> {
+        let banks = banks.max(1);
+        (banks <= 64).then(|| BankTally {
+            banks,
+            pow2: banks.is_power_of_two(),
+            touched: 0,
+            count: [0; 64],
+            last: [0; 64],
+            worst: 0,
+        })
+    }
+
+    /// Counts word `w`; false, counting nothing, when it comes before its
+    /// bank's last word (the order this counting needs).
+    #[inline(always)]
+    fn add(&mut self, w: u32) -> bool {
+        let b = if self.pow2 {
+            w & (self.banks - 1)
+        } else {
+            w % self.banks
+        } as usize;
+        if self.touched >> b & 1 == 0 {
+            self.touched |= 1 << b;
+            self.count[b] = 1;
+            self.last[b] = w;
+            self.worst = self.worst.max(1);
+        } else if w > self.last[b] {
+            self.count[b] += 1;
+            self.last[b] = w;
+            self.worst = self.worst.max(self.count[b]);
+        } else if w < self.last[b] {
+            return false;
+        }
+        true
+    }
 }
 
 /// [`bank_passes`] for any order of words: sorts them by bank and word.
@@ -651,6 +759,49 @@ mod tests {
             let mut sorted = accesses.clone();
             sorted.sort_unstable();
             proptest::prop_assert_eq!(bank_passes(&sorted, banks, &mut s), want);
+        }
+
+        // One word per lane, read from the lanes' addresses: the same
+        // direct count, over the lanes of the mask, in lane order and in
+        // address order, and past 64 banks.
+        // Shapes: any words over any lanes; a stride (negative too) over a
+        // run of consecutive lanes, the closed-form path; the same stride
+        // over any lanes.
+        #[test]
+        fn word_bank_passes_count_each_banks_distinct_words(
+            words in proptest::collection::vec(0u32..512, 64),
+            lanes: u64,
+            banks in 1u32..=80,
+            in_order: bool,
+            shape in 0u8..3,
+            (start, stride) in (0u32..512, -70i64..70),
+            (lo, len) in (0u32..64, 0u32..=64),
+        ) {
+            let mut words = words;
+            let mut lanes = lanes;
+            if in_order {
+                words.sort_unstable();
+            }
+            if shape > 0 {
+                for (l, w) in words.iter_mut().enumerate() {
+                    *w = (5000 + i64::from(start) + stride * l as i64) as u32;
+                }
+            }
+            if shape == 1 {
+                let len = len.min(64 - lo);
+                lanes = if len == 64 { u64::MAX } else { ((1u64 << len) - 1) << lo };
+            }
+            let mut addrs = [0u32; 64];
+            for (a, w) in addrs.iter_mut().zip(&words) {
+                *a = w * 4;
+            }
+            let mut per_bank = std::collections::BTreeMap::<u32, std::collections::BTreeSet<u32>>::new();
+            for l in (0..64).filter(|l| lanes >> l & 1 != 0) {
+                per_bank.entry(words[l] % banks).or_default().insert(words[l]);
+            }
+            let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
+            let mut s = Vec::new();
+            proptest::prop_assert_eq!(word_bank_passes(&addrs, lanes, banks, &mut s), want);
         }
     }
 
