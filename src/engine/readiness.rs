@@ -117,16 +117,8 @@ impl State {
             "a lazily charged status is settled first"
         );
         if w.status.start() < t {
-            let (pc, parts) = w.status.open(t);
-            for (reason, labelled, n) in parts {
-                if n == 0 {
-                    continue;
-                }
-                w.counters.charge(reason, labelled, n);
-                if let Some(p) = pc.and_then(|pc| pcs.get_mut(pc as usize)) {
-                    p.stalls.add(reason, n);
-                }
-            }
+            let open = w.status.open(t);
+            charge_open(pcs, w, open);
         }
         w.status = new;
     }
@@ -166,16 +158,8 @@ impl State {
         slot: u32,
         t: u64,
     ) {
-        let (pc, parts) = w.open(t, pipe);
-        for (reason, labelled, n) in parts {
-            if n == 0 {
-                continue;
-            }
-            w.counters.charge(reason, labelled, n);
-            if let Some(p) = pc.and_then(|pc| pcs.get_mut(pc as usize)) {
-                p.stalls.add(reason, n);
-            }
-        }
+        let open = w.open(t, pipe);
+        charge_open(pcs, w, open);
         if let Status::Eligible { pc, lanes, .. } = w.status {
             w.status = Status::Eligible {
                 since: t,
@@ -250,6 +234,25 @@ impl State {
                 }
             }
             Readiness::Done => {}
+        }
+    }
+}
+
+/// Charges what a status ended (`open`: its pc and parts, as
+/// [`Status::open`] gives them) to warp `w` and to its pc.
+#[inline(always)]
+fn charge_open(
+    pcs: &mut [PcCounters],
+    w: &mut Warp,
+    (pc, parts): (Option<u32>, [(Reason, Reason, u64); 2]),
+) {
+    for (reason, labelled, n) in parts {
+        if n == 0 {
+            continue;
+        }
+        w.counters.charge(reason, labelled, n);
+        if let Some(p) = pc.and_then(|pc| pcs.get_mut(pc as usize)) {
+            p.stalls.add(reason, n);
         }
     }
 }
