@@ -161,10 +161,10 @@ pub struct SchedState {
     /// Warps of this scheduler eligible at a MUFU that only the pipe can
     /// stop (a `stack` warp, or an `its` warp with all its lanes in one
     /// group), whose status is charged lazily: the cycles of their wait in
-    /// which the pipe was
-    /// busy are `math_pipe_throttle`, worked out from [`Self::pipe_busy`]
-    /// when the status ends ([`super::warp::Warp::pipe_mark`]), not warp
-    /// by warp at each MUFU issue.
+    /// which the pipe was busy are `math_pipe_throttle`, worked out from
+    /// [`Self::pipe_busy`] when the status ends
+    /// ([`super::warp::Warp::pipe_mark`]), not warp by warp at each MUFU
+    /// issue.
     pub lazy: u64,
 }
 
