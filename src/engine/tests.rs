@@ -387,8 +387,10 @@ fn mufu_pipe_throttles_the_second_warp() {
 }
 
 /// Four warps of one scheduler take turns at the MUFU pipe, each busy for
-/// `interval` cycles, under both convergence models (a `stack` warp's wait
-/// is charged lazily, an `its` warp's as it is evaluated). Hand-computed:
+/// `interval` cycles, under both convergence models (each warp's wait is
+/// charged lazily: a `stack` warp, and an `its` warp whose lanes are one
+/// group; an `its` warp with several groups is evaluated, and the divergent
+/// MUFU stress scenario covers it). Hand-computed:
 /// warp k issues its MUFU at `k * interval` (loose round robin starts
 /// after the warp issued last) and its EXIT the cycle after; until its
 /// MUFU it is not selected in the k cycles another MUFU issues and
