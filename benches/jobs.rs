@@ -4,6 +4,10 @@
 //! side by side (`jobs/2`), each variant to its report, as `warpstep run`
 //! does. Throughput counts the grid's warp instructions.
 //!
+//! `sms_8`: one run of the same loop on 8 SMs, its SMs simulated on one
+//! thread (`jobs/1`) and on two (`jobs/2`), as `warpstep run --jobs N`
+//! does for a single run.
+//!
 //! `cargo bench --bench jobs`
 
 use std::sync::Arc;
@@ -68,5 +72,27 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn split(c: &mut Criterion) {
+    let mut sc = base();
+    sc.machine.sms = 8;
+    let sc = Arc::new(sc);
+    let run = |jobs: usize| {
+        let mut m = sc.new_machine().expect("builds");
+        m.set_record_issues(false);
+        m.run_jobs(jobs).expect("runs");
+        m.totals().issued
+    };
+    let issued = run(1);
+    let mut g = c.benchmark_group("sms_8_divergent_loop_1m_threads");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(issued));
+    for jobs in [1, 2] {
+        g.bench_function(format!("jobs/{jobs}"), |b| {
+            b.iter(|| assert_eq!(run(jobs), issued))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, split);
 criterion_main!(benches);

@@ -291,16 +291,24 @@ fn load(arg: &str) -> Option<Scenario> {
 }
 
 /// Runs a scenario to the end and builds its checked report, with the
-/// final contents of the named buffers (see [`buffer_names`]). With
-/// `progress`, a long run on a terminal shows how far it has got (not for
-/// a run beside others).
-fn run_report(sc: Scenario, buffers: Option<&[String]>, progress: bool) -> Result<Report, String> {
+/// final contents of the named buffers (see [`buffer_names`]). A run alone
+/// (not beside others) simulates its SMs on up to `jobs` threads; with
+/// one, a long run on a terminal shows how far it has got.
+fn run_report(
+    sc: Scenario,
+    buffers: Option<&[String]>,
+    alone: bool,
+    jobs: usize,
+) -> Result<Report, String> {
     let expect = sc.expect.clone();
     let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
-    // A run that stops early still reports what it did. On a terminal, a
-    // long run shows its progress on standard error.
-    super::progress::run_with_progress(&mut m, progress);
+    // A run that stops early still reports what it did.
+    if alone && jobs > 1 {
+        let _ = m.run_jobs(jobs);
+    } else {
+        super::progress::run_with_progress(&mut m, alone);
+    }
     let mut r = Report::new(&sc, &m);
     if let Some(names) = buffers {
         r = r.with_buffers(&sc, &m, names);
@@ -509,7 +517,10 @@ fn run(arg: &str, format: Format, buffers: Option<&str>, o: &Overrides, jobs: us
                 sc.expect.clear();
             }
             let _share = pool.take(run_needs(&sc, format));
-            (label, run_report(sc, buffers.as_deref(), !side_by_side))
+            (
+                label,
+                run_report(sc, buffers.as_deref(), !side_by_side, jobs),
+            )
         },
         |outcome| outcomes.push(outcome),
         |done, total| finished.update(done, total),
@@ -716,7 +727,7 @@ fn test(paths: &[String], jobs: usize) -> i32 {
     super::jobs::ordered(
         targets,
         jobs,
-        |t| test_one(&t, &pool, !side_by_side),
+        |t| test_one(&t, &pool, !side_by_side, jobs),
         |tested| {
             finished.borrow_mut().clear();
             outln!("{}", tested.line);
@@ -741,7 +752,7 @@ fn test(paths: &[String], jobs: usize) -> i32 {
 
 /// Loads and runs scenario `t` with its share of `pool`, checking its
 /// `expect:` and its tour.
-fn test_one(t: &str, pool: &super::jobs::MemoryPool, progress: bool) -> Tested {
+fn test_one(t: &str, pool: &super::jobs::MemoryPool, alone: bool, jobs: usize) -> Tested {
     let sc = match builtin::resolve(t) {
         Ok(s) => s,
         Err(e) => {
@@ -765,7 +776,7 @@ fn test_one(t: &str, pool: &super::jobs::MemoryPool, progress: bool) -> Tested {
         f.stepper.max(f.engine)
     });
     let tour = tour_problems(&sc);
-    match run_report(sc, None, progress) {
+    match run_report(sc, None, alone, jobs) {
         Ok(r) => {
             let mut problems: Vec<String> = r
                 .expect

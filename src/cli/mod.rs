@@ -149,9 +149,9 @@ pub enum Command {
         buffers: Option<String>,
         #[command(flatten)]
         overrides: Overrides,
-        /// Variants of a comparison grid run at once, each on its own
-        /// thread (default: the machine's cores). The report is the same
-        /// for any number.
+        /// Threads: variants of a comparison grid run at once, each on its
+        /// own; a single run simulates its SMs on up to N (default: the
+        /// machine's cores). The report is the same for any number.
         #[arg(long, short = 'j', value_name = "N", value_parser = jobs::parse_jobs)]
         jobs: Option<usize>,
     },
@@ -171,8 +171,9 @@ pub enum Command {
     /// built-ins when no path is given).
     Test {
         paths: Vec<String>,
-        /// Scenarios tested at once, each on its own thread (default: the
-        /// machine's cores). What is printed is the same for any number.
+        /// Scenarios tested at once, each on its own thread; a single one
+        /// simulates its SMs on up to N (default: the machine's cores).
+        /// What is printed is the same for any number.
         #[arg(long, short = 'j', value_name = "N", value_parser = jobs::parse_jobs)]
         jobs: Option<usize>,
     },

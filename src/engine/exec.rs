@@ -826,7 +826,7 @@ pub fn memory_op<const N: usize>(
             }
         } else {
             match space {
-                Space::Global => env.global.read(a[l], bytes),
+                Space::Global => env.global.load(a[l], bytes),
                 Space::Shared | Space::Local => match env.shared.as_deref() {
                     Some(m) => m.read(a[l], bytes),
                     None => Err(FaultKind::SharedOutOfBounds),
@@ -946,7 +946,7 @@ fn atomic_op<const N: usize>(
                 None => Err(FaultKind::SharedOutOfBounds),
             }
         } else {
-            env.global.read(a[l], bytes)
+            env.global.load(a[l], bytes)
         };
         let result = read.and_then(|()| {
             let old = u64::from_le_bytes(buf);

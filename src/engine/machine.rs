@@ -353,6 +353,16 @@ impl Machine {
         self.st.run(&self.sh)
     }
 
+    /// [`Machine::run`] with the SMs simulated on up to `jobs` threads
+    /// where the run allows it: the same state, byte for byte, for any
+    /// `jobs`. A machine that records its issues or checks explicit control
+    /// codes, or has one SM, runs serially; so does one whose SMs share
+    /// global memory (a byte one SM writes that another reads or writes) or
+    /// that stops on an error, after the split run finds it.
+    pub fn run_jobs(&mut self, jobs: usize) -> Result<(), RunError> {
+        self.st.run_jobs(&self.sh, jobs)
+    }
+
     /// Steps until cycle `target` (or the end), skipping idle cycles.
     pub fn run_until(&mut self, target: u64) {
         self.st.run_until(&self.sh, target)

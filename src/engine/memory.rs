@@ -60,6 +60,58 @@ struct Buffer {
 pub struct GlobalMemory {
     /// Sorted by base address.
     buffers: Vec<Buffer>,
+    /// A fork's record of the bytes it read and wrote (see
+    /// [`GlobalMemory::fork`]); `None` in a machine's own memory.
+    touched: Option<Box<Touched>>,
+}
+
+/// One bit a byte of a page.
+type PageBits = [u64; PAGE / 64];
+
+/// The bytes a fork of global memory read and wrote, by buffer and page
+/// (a page's bits exist once the fork touched it).
+#[derive(Debug, Clone)]
+struct Touched {
+    read: Vec<Vec<Option<Box<PageBits>>>>,
+    written: Vec<Vec<Option<Box<PageBits>>>>,
+}
+
+impl Touched {
+    fn new(buffers: &[Buffer]) -> Self {
+        let none = || buffers.iter().map(|b| vec![None; b.pages.len()]).collect();
+        Touched {
+            read: none(),
+            written: none(),
+        }
+    }
+}
+
+/// The bits of page `p` of buffer `b`, if it was touched.
+fn bits(m: &[Vec<Option<Box<PageBits>>>], b: usize, p: usize) -> Option<&PageBits> {
+    m.get(b)
+        .and_then(|pages| pages.get(p))
+        .and_then(|x| x.as_deref())
+}
+
+/// Marks bytes `[off, off + n)` of buffer `b`, which lie in one page (a
+/// naturally aligned access).
+#[inline(always)]
+fn mark(marks: &mut [Vec<Option<Box<PageBits>>>], b: usize, off: usize, n: usize) {
+    let Some(Some(bits)) = marks
+        .get_mut(b)
+        .and_then(|pages| pages.get_mut(off / PAGE))
+        .map(|p| Some(p.get_or_insert_with(|| Box::new([0; PAGE / 64]))))
+    else {
+        return;
+    };
+    let o = off % PAGE;
+    if o % 64 + n <= 64 && n < 64 {
+        bits[o / 64] |= ((1u64 << n) - 1) << (o % 64);
+    } else {
+        for i in o..(o + n).min(PAGE) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    }
 }
 
 impl GlobalMemory {
@@ -92,7 +144,113 @@ impl GlobalMemory {
             })
             .collect();
         buffers.sort_by_key(|b| b.base);
-        GlobalMemory { buffers }
+        GlobalMemory {
+            buffers,
+            touched: None,
+        }
+    }
+
+    /// Bytes of all buffers.
+    pub fn bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| u64::from(b.len)).sum()
+    }
+
+    /// A copy of this memory that records which bytes it reads and
+    /// writes (pages stay shared until written). [`GlobalMemory::join`]
+    /// folds forks back in.
+    pub fn fork(&self) -> GlobalMemory {
+        GlobalMemory {
+            buffers: self.buffers.clone(),
+            touched: Some(Box::new(Touched::new(&self.buffers))),
+        }
+    }
+
+    /// Takes in the bytes each fork of this memory wrote, when no byte one
+    /// fork wrote was read or written by another: then the forks' reads and
+    /// writes give the same memory in any order. Returns false, changing
+    /// nothing, when some byte was shared that way.
+    pub fn join(&mut self, forks: &[GlobalMemory]) -> bool {
+        let touched: Vec<&Touched> = forks.iter().filter_map(|f| f.touched.as_deref()).collect();
+        if touched.len() != forks.len() {
+            return false;
+        }
+        const NONE: PageBits = [0; PAGE / 64];
+        // Every page is checked before anything changes.
+        for (b, buf) in self.buffers.iter().enumerate() {
+            for p in 0..buf.pages.len() {
+                // The bytes earlier forks wrote, and the ones they touched.
+                let mut seen_written = NONE;
+                let mut seen_any = NONE;
+                for t in &touched {
+                    let (r, w) = (bits(&t.read, b, p), bits(&t.written, b, p));
+                    if r.is_none() && w.is_none() {
+                        continue;
+                    }
+                    let (r, w) = (r.unwrap_or(&NONE), w.unwrap_or(&NONE));
+                    let mut shared = 0;
+                    for i in 0..PAGE / 64 {
+                        shared |= w[i] & seen_any[i] | r[i] & seen_written[i];
+                        seen_written[i] |= w[i];
+                        seen_any[i] |= w[i] | r[i];
+                    }
+                    if shared != 0 {
+                        return false;
+                    }
+                }
+            }
+        }
+        for (b, buf) in self.buffers.iter_mut().enumerate() {
+            for p in 0..buf.pages.len() {
+                let mut page: Option<Arc<[u8; PAGE]>> = None;
+                for (f, t) in touched.iter().enumerate() {
+                    let Some(w) = bits(&t.written, b, p) else {
+                        continue;
+                    };
+                    let theirs = &forks[f].buffers[b].pages[p];
+                    match page.as_mut() {
+                        // The first writer's page is this page with its
+                        // writes (nothing else changed it): taken whole.
+                        None => page = Some(Arc::clone(theirs)),
+                        Some(mine) => {
+                            let mine = Arc::make_mut(mine);
+                            for (i, &word) in w.iter().enumerate() {
+                                let run = i * 64..i * 64 + 64;
+                                if word == !0 {
+                                    mine[run.clone()].copy_from_slice(&theirs[run]);
+                                    continue;
+                                }
+                                let mut rest = word;
+                                while rest != 0 {
+                                    let j = i * 64 + rest.trailing_zeros() as usize;
+                                    rest &= rest - 1;
+                                    mine[j] = theirs[j];
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some(page) = page {
+                    buf.pages[p] = page;
+                }
+            }
+        }
+        true
+    }
+
+    /// Marks `n` bytes at byte `off` of buffer `b` as read by this fork.
+    #[inline(always)]
+    fn note_read(&mut self, b: usize, off: usize, n: usize) {
+        if let Some(t) = self.touched.as_deref_mut() {
+            mark(&mut t.read, b, off, n);
+        }
+    }
+
+    /// Marks `n` bytes at byte `off` of buffer `b` as written by this fork.
+    #[inline(always)]
+    fn note_written(&mut self, b: usize, off: usize, n: usize) {
+        if let Some(t) = self.touched.as_deref_mut() {
+            mark(&mut t.written, b, off, n);
+        }
     }
 
     /// The buffer and byte offset holding `[addr, addr + size)`.
@@ -123,9 +281,21 @@ impl GlobalMemory {
         Ok(())
     }
 
+    /// [`GlobalMemory::read`] by the kernel: a fork notes the bytes.
+    pub fn load(&mut self, addr: u32, out: &mut [u8]) -> Result<(), FaultKind> {
+        self.read(addr, out)?;
+        if self.touched.is_some()
+            && let Ok((i, off)) = self.locate(addr, out.len() as u32)
+        {
+            self.note_read(i, off, out.len());
+        }
+        Ok(())
+    }
+
     /// Writes `data` (1, 2, 4, 8 or 16 bytes) at `addr`.
     pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), FaultKind> {
         let (i, off) = self.locate(addr, data.len() as u32)?;
+        self.note_written(i, off, data.len());
         let page = Arc::make_mut(&mut self.buffers[i].pages[off / PAGE]);
         let o = off % PAGE;
         page[o..o + data.len()].copy_from_slice(data);
@@ -159,7 +329,8 @@ impl GlobalMemory {
             let buf = &self.buffers[b];
             let lo = u64::from(buf.base) + (p * PAGE) as u64;
             let hi = (lo + PAGE as u64).min(u64::from(buf.base) + u64::from(buf.len));
-            let page = Arc::make_mut(&mut self.buffers[b].pages[p]);
+            let GlobalMemory { buffers, touched } = self;
+            let page = Arc::make_mut(&mut buffers[b].pages[p]);
             // The first lane is in this page (it was just located), so the
             // loop always makes progress.
             while let Some(&(lane, addr, ws)) = lanes.peek() {
@@ -169,6 +340,9 @@ impl GlobalMemory {
                 }
                 lanes.next();
                 put(page, (a - lo) as usize, n, &ws);
+                if let Some(t) = touched.as_deref_mut() {
+                    mark(&mut t.written, b, p * PAGE + (a - lo) as usize, n);
+                }
                 done(lane, addr, Ok(()));
             }
         }
@@ -232,7 +406,8 @@ impl GlobalMemory {
     ) -> Option<Coalescing> {
         let (b, c) = self.in_order(size, addrs, on)?;
         let n = size as usize;
-        let buf = &mut self.buffers[b];
+        let GlobalMemory { buffers, touched } = self;
+        let buf = &mut buffers[b];
         let base = u64::from(buf.base);
         let mut rest = on;
         while rest != 0 {
@@ -249,6 +424,9 @@ impl GlobalMemory {
                 }
                 rest &= rest - 1;
                 put(page, (a - lo) as usize, n, &words(l));
+                if let Some(t) = touched.as_deref_mut() {
+                    mark(&mut t.written, b, (a - base) as usize, n);
+                }
             }
         }
         Some(c)
@@ -258,7 +436,7 @@ impl GlobalMemory {
     /// `got(l, bytes)` receives lane `l`'s `size` bytes (zero-padded to 16).
     /// `None`, having read nothing, otherwise.
     pub fn load_in_order(
-        &self,
+        &mut self,
         size: u32,
         addrs: &[u32; 64],
         on: u64,
@@ -278,6 +456,14 @@ impl GlobalMemory {
             let mut bytes = [0u8; 16];
             bytes[..n].copy_from_slice(&page[o..o + n]);
             got(l, &bytes);
+        }
+        if let Some(t) = self.touched.as_deref_mut() {
+            let mut rest = on;
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize % 64;
+                rest &= rest - 1;
+                mark(&mut t.read, b, (u64::from(addrs[l]) - base) as usize, n);
+            }
         }
         Some(c)
     }
@@ -803,6 +989,92 @@ mod tests {
             let mut s = Vec::new();
             proptest::prop_assert_eq!(word_bank_passes(&addrs, lanes, banks, &mut s), want);
         }
+    }
+
+    /// Forks that wrote disjoint bytes of one page (and the next page)
+    /// join into one memory holding every write; the values are the ones
+    /// each fork wrote, worked out by hand.
+    #[test]
+    fn forks_that_share_no_written_byte_join_with_every_write() {
+        let mut g = two_zero_pages();
+        g.write(0x10_0000, &[9]).expect("in bounds");
+        let (mut a, mut b) = (g.fork(), g.fork());
+        // Both read word 1 (nobody writes it); a writes bytes 0..4 of page
+        // 0 and a word of page 1, b bytes 4..8 of page 0 with a 64-byte
+        // run from 0x100040 (a whole word of bits).
+        let mut x = [0u8; 4];
+        a.load(0x10_0004, &mut x).expect("in bounds");
+        b.load(0x10_0004, &mut x).expect("in bounds");
+        a.write(0x10_0000, &[1, 2, 3, 4]).expect("in bounds");
+        a.write(0x10_1000, &7u32.to_le_bytes()).expect("in bounds");
+        b.write(0x10_0008, &[5, 6, 7, 8]).expect("in bounds");
+        for k in 0..4 {
+            b.write(0x10_0040 + 16 * k, &[0xab; 16]).expect("in bounds");
+        }
+        assert!(g.join(&[a, b]));
+        assert_eq!(g.word(0x10_0000), Some(0x0403_0201));
+        assert_eq!(g.word(0x10_0004), Some(0));
+        assert_eq!(g.word(0x10_0008), Some(0x0807_0605));
+        assert_eq!(g.word(0x10_1000), Some(7));
+        assert_eq!(g.word(0x10_0040), Some(0xabab_abab));
+        assert_eq!(g.word(0x10_007c), Some(0xabab_abab));
+        assert_eq!(g.word(0x10_0080), Some(0));
+    }
+
+    /// A byte one fork wrote and another read or wrote, through any of the
+    /// access paths, stops the join, which then changes nothing.
+    #[test]
+    fn forks_that_share_a_written_byte_do_not_join() {
+        let on = lane_mask_of(4);
+        let mut addrs = [0u32; 64];
+        for (l, a) in addrs.iter_mut().enumerate().take(4) {
+            *a = 0x10_0100 + 4 * l as u32;
+        }
+        type Access = fn(&mut GlobalMemory, &[u32; 64], u64);
+        let read: Access = |m, _, _| {
+            let mut x = [0u8; 2];
+            m.load(0x10_010e, &mut x).expect("in bounds");
+        };
+        let load: Access = |m, a, on| {
+            m.load_in_order(4, a, on, |_, _| {}).expect("in order");
+        };
+        let write: Access = |m, _, _| m.write(0x10_010e, &[1, 1]).expect("in bounds");
+        let store: Access = |m, a, on| {
+            m.store_in_order(4, a, on, |_| [2; 4]).expect("in order");
+        };
+        let lanes: Access = |m, a, on| {
+            let items = (0..4)
+                .filter(|l| on >> l & 1 != 0)
+                .map(|l| (l, a[l as usize], [3; 4]));
+            m.write_lanes(4, items, |_, _, r| r.expect("in bounds"));
+        };
+        // Every access touches bytes 0x10010e and 0x10010f (the lanes' words
+        // are 0x100100..0x100110).
+        let writers = [write, store, lanes];
+        for w in writers {
+            for other in [read, load, write, store, lanes] {
+                for first in [true, false] {
+                    let mut g = two_zero_pages();
+                    let (mut a, mut b) = (g.fork(), g.fork());
+                    w(&mut a, &addrs, on);
+                    other(&mut b, &addrs, on);
+                    let forks = if first { [a, b] } else { [b, a] };
+                    let before = g.buffer("d");
+                    assert!(!g.join(&forks));
+                    assert_eq!(g.buffer("d"), before);
+                }
+            }
+        }
+        // Two readers of the same bytes do join.
+        let mut g = two_zero_pages();
+        let (mut a, mut b) = (g.fork(), g.fork());
+        read(&mut a, &addrs, on);
+        load(&mut b, &addrs, on);
+        assert!(g.join(&[a, b]));
+    }
+
+    fn lane_mask_of(n: u32) -> u64 {
+        (1u64 << n) - 1
     }
 
     /// Two zeroed pages of words at 0x10_0000.

@@ -19,7 +19,8 @@
 //! The files follow the phases of a cycle: `config` and `kernel` are the
 //! input, `link` resolves the program against
 //! them, `machine` is the facade, `cycle` the loop (dispatch, wake, retire,
-//! deadlock), `issue` what a selected warp does, `readiness` the one stall
+//! deadlock), `parallel` the same loop with SMs on several threads,
+//! `issue` what a selected warp does, `readiness` the one stall
 //! rule, `hazards` the checks of explicit control codes, and `convergence`
 //! the two models. Frontends read the state through [`view`], by ids.
 
@@ -30,6 +31,7 @@ mod issue;
 mod kernel;
 mod link;
 mod machine;
+mod parallel;
 mod readiness;
 mod records;
 

@@ -193,6 +193,10 @@ impl<T: Clone> ChunkLog<T> {
         }
     }
 
+    pub fn len(&self) -> usize {
+        self.full.len() * Self::CHUNK + self.tail.len()
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.full
             .iter()

@@ -282,7 +282,31 @@ pub struct MemoryCounters {
     pub shared_bank_conflicts: u64,
 }
 
+impl PcCounters {
+    /// Adds another machine's counts of the same instruction.
+    pub fn merge(&mut self, o: &PcCounters) {
+        self.executions += o.executions;
+        self.thread_inst_executed += o.thread_inst_executed;
+        self.thread_inst_executed_pred_on += o.thread_inst_executed_pred_on;
+        self.stalls.merge(&o.stalls);
+        self.branches += o.branches;
+        self.divergent_branches += o.divergent_branches;
+    }
+}
+
 impl MemoryCounters {
+    /// Adds another machine's counts.
+    pub fn merge(&mut self, o: &MemoryCounters) {
+        self.global_requests += o.global_requests;
+        self.global_sectors += o.global_sectors;
+        self.global_transactions += o.global_transactions;
+        self.ideal_sectors += o.ideal_sectors;
+        self.requested_bytes += o.requested_bytes;
+        self.transferred_bytes += o.transferred_bytes;
+        self.shared_requests += o.shared_requests;
+        self.shared_bank_conflicts += o.shared_bank_conflicts;
+    }
+
     pub fn transaction_efficiency(&self) -> Option<f64> {
         ratio(self.requested_bytes, self.transferred_bytes)
     }
