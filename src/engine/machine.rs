@@ -135,6 +135,44 @@ pub(crate) struct State {
     pub(crate) scratch: Scratch,
 }
 
+impl State {
+    /// A machine at cycle 0 with nothing dispatched and nothing counted:
+    /// `sms`, `global`, counters for `pcs` instructions.
+    pub(crate) fn new(
+        width: u32,
+        sms: Vec<Sm>,
+        global: GlobalMemory,
+        pcs: usize,
+        check_hazards: bool,
+    ) -> State {
+        State {
+            width,
+            global,
+            pcs: vec![PcCounters::default(); pcs],
+            cycle: 0,
+            sms,
+            next_block: 0,
+            next_age: 0,
+            retired: Counters::default(),
+            records: ChunkLog::default(),
+            memory: MemoryCounters::default(),
+            faults: Vec::new(),
+            faults_total: 0,
+            hazards: Vec::new(),
+            issues: Vec::new(),
+            error: None,
+            finished: false,
+            check_hazards,
+            dispatch_due: true,
+            retire_due: false,
+            keep_final: false,
+            record_issues: true,
+            finals: Vec::new(),
+            scratch: Scratch::default(),
+        }
+    }
+}
+
 impl Machine {
     /// Builds machine `config` with `kernel` launched, at cycle 0. The
     /// kernel is not linked again: its code must have been linked with
@@ -158,31 +196,13 @@ impl Machine {
             .collect();
         let check_hazards = kernel.program().instrs.iter().any(|i| i.explicit_control);
         Ok(Machine {
-            st: State {
-                width: m.warp_width,
-                global: GlobalMemory::new(kernel.buffers()),
-                pcs: vec![PcCounters::default(); code.len()],
-                cycle: 0,
+            st: State::new(
+                m.warp_width,
                 sms,
-                next_block: 0,
-                next_age: 0,
-                retired: Counters::default(),
-                records: ChunkLog::default(),
-                memory: MemoryCounters::default(),
-                faults: Vec::new(),
-                faults_total: 0,
-                hazards: Vec::new(),
-                issues: Vec::new(),
-                error: None,
-                finished: false,
+                GlobalMemory::new(kernel.buffers()),
+                code.len(),
                 check_hazards,
-                dispatch_due: true,
-                retire_due: false,
-                keep_final: false,
-                record_issues: true,
-                finals: Vec::new(),
-                scratch: Scratch::default(),
-            },
+            ),
             sh: Shared {
                 code,
                 cfg: Cfg::of(&config, &kernel),

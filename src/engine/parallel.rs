@@ -38,7 +38,6 @@ use super::machine::{Shared, State};
 use super::memory::GlobalMemory;
 use super::records::{ChunkLog, MAX_RECORDS, WarpRecord};
 use super::sm::Sm;
-use super::stats::{Counters, MemoryCounters, PcCounters};
 
 /// Cycles an SM that is not holding up a dispatch runs before its thread
 /// looks for one that is further behind.
@@ -120,30 +119,16 @@ impl State {
     /// A machine of SM `sm` alone, at this cycle, with a fork of global
     /// memory and counters of its own.
     fn alone(&self, sm: Sm) -> State {
+        let fork = self.global.fork();
         State {
-            width: self.width,
             cycle: self.cycle,
-            sms: vec![sm],
-            global: self.global.fork(),
             next_block: self.next_block,
             next_age: self.next_age,
-            retired: Counters::default(),
-            records: ChunkLog::default(),
-            pcs: vec![PcCounters::default(); self.pcs.len()],
-            memory: MemoryCounters::default(),
-            faults: Vec::new(),
-            faults_total: 0,
-            hazards: Vec::new(),
-            issues: Vec::new(),
-            error: None,
-            finished: false,
-            check_hazards: false,
             dispatch_due: false,
-            retire_due: false,
             keep_final: self.keep_final,
             record_issues: false,
-            finals: Vec::new(),
             scratch: self.scratch.clone(),
+            ..State::new(self.width, vec![sm], fork, self.pcs.len(), false)
         }
     }
 
