@@ -292,8 +292,8 @@ fn load(arg: &str) -> Option<Scenario> {
 
 /// Runs a scenario to the end and builds its checked report, with the
 /// final contents of the named buffers (see [`buffer_names`]). A run alone
-/// (not beside others) simulates its SMs on up to `jobs` threads; with
-/// one, a long run on a terminal shows how far it has got.
+/// (not beside others) simulates its SMs on up to `jobs` threads and, on
+/// a terminal, shows how far it has got.
 fn run_report(
     sc: Scenario,
     buffers: Option<&[String]>,
@@ -303,9 +303,10 @@ fn run_report(
     let expect = sc.expect.clone();
     let mut m = sc.new_machine().map_err(|e| e.to_string())?;
     m.set_record_issues(false);
-    // A run that stops early still reports what it did.
+    // A run that stops early still reports what it did. On a terminal, a
+    // long run shows its progress on standard error.
     if alone && jobs > 1 {
-        let _ = m.run_jobs(jobs);
+        super::progress::run_jobs_with_progress(&mut m, jobs);
     } else {
         super::progress::run_with_progress(&mut m, alone);
     }

@@ -89,16 +89,34 @@ pub fn run_with_progress(m: &mut Machine, show: bool) {
         let ideal = (slice as f64 * SLICE.as_secs_f64() / took) as u64;
         slice = ideal.clamp(64, slice.saturating_mul(2));
         let cycle = m.cycle();
-        line.update(start, |elapsed| {
-            format!(
-                "running: cycle {} ({} cycles/s, {:.1} s)",
-                crate::text::group_digits(cycle),
-                crate::text::group_digits((cycle as f64 / elapsed) as u64),
-                elapsed
-            )
-        });
+        line.update(start, |elapsed| cycle_line(cycle, elapsed));
     }
     line.clear();
+}
+
+/// The progress line of a run at `cycle` after `elapsed` seconds.
+fn cycle_line(cycle: u64, elapsed: f64) -> String {
+    format!(
+        "running: cycle {} ({} cycles/s, {:.1} s)",
+        crate::text::group_digits(cycle),
+        crate::text::group_digits((cycle as f64 / elapsed) as u64),
+        elapsed
+    )
+}
+
+/// [`run_with_progress`] with the SMs simulated on up to `jobs` threads
+/// ([`Machine::run_split`]); the line shows the cycle every SM reached.
+/// A run that cannot be split runs serially, as `run_with_progress`.
+pub fn run_jobs_with_progress(m: &mut Machine, jobs: usize) {
+    let mut line = Progress::new(io::stderr().is_terminal());
+    let start = Instant::now();
+    let split = m.run_split(jobs, &mut |cycle| {
+        line.update(start, |elapsed| cycle_line(cycle, elapsed))
+    });
+    line.clear();
+    if !split {
+        run_with_progress(m, true);
+    }
 }
 
 /// Runs under way beside each other (`--jobs`): after a second, with

@@ -383,6 +383,14 @@ impl Machine {
         self.st.run_jobs(&self.sh, jobs)
     }
 
+    /// The split run of [`Machine::run_jobs`] alone: true when it stood
+    /// (the machine finished); false, leaving the machine as it was, when
+    /// it must run serially. `progress` is called on this thread now and
+    /// then with the cycle every SM has reached.
+    pub fn run_split(&mut self, jobs: usize, progress: &mut dyn FnMut(u64)) -> bool {
+        self.st.run_split(&self.sh, jobs, progress)
+    }
+
     /// Steps until cycle `target` (or the end), skipping idle cycles.
     pub fn run_until(&mut self, target: u64) {
         self.st.run_until(&self.sh, target)

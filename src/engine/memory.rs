@@ -97,13 +97,10 @@ fn bits(m: &[Vec<Option<Box<PageBits>>>], b: usize, p: usize) -> Option<&PageBit
 /// naturally aligned access).
 #[inline(always)]
 fn mark(marks: &mut [Vec<Option<Box<PageBits>>>], b: usize, off: usize, n: usize) {
-    let Some(Some(bits)) = marks
-        .get_mut(b)
-        .and_then(|pages| pages.get_mut(off / PAGE))
-        .map(|p| Some(p.get_or_insert_with(|| Box::new([0; PAGE / 64]))))
-    else {
+    let Some(page) = marks.get_mut(b).and_then(|pages| pages.get_mut(off / PAGE)) else {
         return;
     };
+    let bits = page.get_or_insert_with(|| Box::new([0; PAGE / 64]));
     let o = off % PAGE;
     if o % 64 + n <= 64 && n < 64 {
         bits[o / 64] |= ((1u64 << n) - 1) << (o % 64);
@@ -274,22 +271,24 @@ impl GlobalMemory {
     /// Reads `out.len()` bytes (1, 2, 4, 8 or 16) at `addr`.
     pub fn read(&self, addr: u32, out: &mut [u8]) -> Result<(), FaultKind> {
         let (i, off) = self.locate(addr, out.len() as u32)?;
-        // Natural alignment keeps an access inside one page.
-        let page = &self.buffers[i].pages[off / PAGE];
-        let o = off % PAGE;
-        out.copy_from_slice(&page[o..o + out.len()]);
+        self.copy_out(i, off, out);
         Ok(())
     }
 
     /// [`GlobalMemory::read`] by the kernel: a fork notes the bytes.
     pub fn load(&mut self, addr: u32, out: &mut [u8]) -> Result<(), FaultKind> {
-        self.read(addr, out)?;
-        if self.touched.is_some()
-            && let Ok((i, off)) = self.locate(addr, out.len() as u32)
-        {
-            self.note_read(i, off, out.len());
-        }
+        let (i, off) = self.locate(addr, out.len() as u32)?;
+        self.copy_out(i, off, out);
+        self.note_read(i, off, out.len());
         Ok(())
+    }
+
+    /// Copies `out.len()` bytes from byte `off` of buffer `i`.
+    fn copy_out(&self, i: usize, off: usize, out: &mut [u8]) {
+        // Natural alignment keeps an access inside one page.
+        let page = &self.buffers[i].pages[off / PAGE];
+        let o = off % PAGE;
+        out.copy_from_slice(&page[o..o + out.len()]);
     }
 
     /// Writes `data` (1, 2, 4, 8 or 16 bytes) at `addr`.

@@ -92,13 +92,29 @@ impl State {
     /// Runs to completion like [`State::run`], simulating SMs on up to
     /// `jobs` threads where the run allows it (see the module's notes).
     pub(crate) fn run_jobs(&mut self, sh: &Shared, jobs: usize) -> Result<(), super::RunError> {
-        if self.can_split(sh, jobs) {
-            let start = self.clone();
-            if self.split_run(sh, jobs).is_none() {
-                *self = start;
-            }
-        }
+        self.run_split(sh, jobs, &mut |_| {});
         self.run(sh)
+    }
+
+    /// The split run alone: true when it stood (the machine finished),
+    /// else the machine is left as it was, to be run serially. `progress`
+    /// is called on this thread, now and then, with the cycle every SM
+    /// has reached.
+    pub(crate) fn run_split(
+        &mut self,
+        sh: &Shared,
+        jobs: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> bool {
+        if !self.can_split(sh, jobs) {
+            return false;
+        }
+        let start = self.clone();
+        if self.split_run(sh, jobs, progress).is_none() {
+            *self = start;
+            return false;
+        }
+        true
     }
 
     /// A fresh machine of several SMs that records nothing per issue.
@@ -171,7 +187,7 @@ impl State {
 
     /// The split run: `None` when it must be run serially instead (this
     /// machine is then left half-run, to be replaced).
-    fn split_run(&mut self, sh: &Shared, jobs: usize) -> Option<()> {
+    fn split_run(&mut self, sh: &Shared, jobs: usize, progress: &mut dyn FnMut(u64)) -> Option<()> {
         // Cycle 0's dispatch, as the serial loop makes it.
         self.dispatch(sh, 0);
         let sms = std::mem::take(&mut self.sms);
@@ -197,9 +213,9 @@ impl State {
         let turn = Condvar::new();
         std::thread::scope(|scope| {
             for _ in 1..jobs.min(n) {
-                scope.spawn(|| work(sh, &board, &turn));
+                scope.spawn(|| work(sh, &board, &turn, None));
             }
-            work(sh, &board, &turn);
+            work(sh, &board, &turn, Some(progress));
         });
         let board = board.into_inner().unwrap_or_else(PoisonError::into_inner);
         if board.failed
@@ -276,8 +292,14 @@ impl State {
 
 /// One thread of a split run: until every SM is done (or the run must be
 /// made serially), makes the dispatches that are due and runs the SM the
-/// furthest behind.
-fn work(sh: &Shared, board: &Mutex<Board>, turn: &Condvar) {
+/// furthest behind. The thread given `progress` calls it after each run
+/// it made, with the least clock of the SMs still running.
+fn work(
+    sh: &Shared,
+    board: &Mutex<Board>,
+    turn: &Condvar,
+    mut progress: Option<&mut dyn FnMut(u64)>,
+) {
     let limit = sh.cfg.max_cycles;
     let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
     let mut b = lock();
@@ -336,6 +358,10 @@ fn work(sh: &Shared, board: &Mutex<Board>, turn: &Condvar) {
         }
         b.parts[i].st = Some(st);
         turn.notify_all();
+        if let Some(report) = progress.as_mut() {
+            let reached = b.parts.iter().filter(|p| !p.done).map(|p| p.clock).min();
+            report(reached.unwrap_or(0));
+        }
     }
     drop(b);
     turn.notify_all();
@@ -415,7 +441,7 @@ mod tests {
         m.set_record_issues(false);
         let split = jobs.is_some_and(|j| {
             let mut probe = m.clone();
-            probe.st.can_split(&probe.sh, j) && probe.st.split_run(&probe.sh, j).is_some()
+            probe.st.run_split(&probe.sh, j, &mut |_| {})
         });
         match jobs {
             Some(j) => drop(m.run_jobs(j)),
