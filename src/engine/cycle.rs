@@ -7,6 +7,7 @@
 
 use super::config::Convergence as Model;
 use super::convergence::{self, Convergence, ItsState, SimtStack};
+use super::hazards::HazardTables;
 use super::kernel::{InitTarget, ThreadIds};
 use super::machine::{Shared, State};
 use super::memory::SharedMemory;
@@ -254,14 +255,15 @@ impl State {
                 counters: Counters::default(),
                 dispatched_at: t,
                 counted: (0, 0),
-                ready_at: Vec::new(),
-                read_until: Vec::new(),
+                hazards: HazardTables::none(),
             };
             if self.check_hazards {
                 // One row per register the program names, then P0..P7.
-                let rows = num_regs as usize + 8;
-                warp.ready_at = vec![0; rows * w as usize];
-                warp.read_until = vec![0; rows * w as usize];
+                let old = spare
+                    .as_mut()
+                    .map(|b| std::mem::take(&mut b.hazards))
+                    .unwrap_or_default();
+                warp.hazards = HazardTables::new(old, num_regs as usize, w as usize);
             }
             self.next_age += 1;
             // Per-thread initial values, when the kernel has any.

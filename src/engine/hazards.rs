@@ -4,11 +4,114 @@
 //! asked); the run follows the codes, as hardware would, and records each
 //! hazard once per pc, register and kind.
 
-use super::convergence;
 use super::link::Decoded;
 use super::records::{Hazard, HazardKind, MAX_RECORDS};
 use super::warp::Warp;
 use crate::asm::ir::{Op, PRED_BASE, UREG_BASE};
+
+/// A warp's hazard tables: per lane and register (then predicate), the
+/// cycle its latest write lands ([`Table::Ready`]) and the cycle a store
+/// finishes reading it ([`Table::Read`]).
+///
+/// A row holds values only once the warp wrote it: a row it never wrote
+/// reads as all zero (ready since before the launch), so launching a warp
+/// clears one bit a row instead of zeroing both tables, and a warp reuses a
+/// finished one's tables. Each row also keeps the latest cycle any of its
+/// lanes was set to, so the common check (every lane is ready) looks at
+/// one number, not at every lane.
+#[derive(Debug, Clone, Default)]
+pub struct HazardTables {
+    /// Lanes per row.
+    width: usize,
+    /// `Table::Ready` then `Table::Read`, row after row of `width` lanes.
+    cells: [Vec<u64>; 2],
+    /// Per table and row: no lane of the row holds a later cycle.
+    peak: [Vec<u64>; 2],
+    /// Bit `r`: row `r` of both tables holds values.
+    written: Vec<u64>,
+}
+
+/// Which of a warp's two hazard tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// When each lane's latest write of the register lands.
+    Ready = 0,
+    /// When a store finishes reading the register in each lane.
+    Read = 1,
+}
+
+impl HazardTables {
+    /// Empty tables: nothing is checked.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Tables for `regs` registers and the 8 predicates of a `width`-lane
+    /// warp, every row reading zero; `old`'s allocations are reused.
+    pub fn new(mut old: HazardTables, regs: usize, width: usize) -> Self {
+        let rows = regs + 8;
+        // Values of rows not yet written are never read: no zeroing.
+        for t in 0..2 {
+            old.cells[t].resize(rows * width, 0);
+            old.peak[t].resize(rows, 0);
+        }
+        old.written.clear();
+        old.written.resize(rows.div_ceil(64), 0);
+        HazardTables { width, ..old }
+    }
+
+    fn rows(&self) -> usize {
+        self.peak[0].len()
+    }
+
+    fn is_written(&self, row: usize) -> bool {
+        self.written
+            .get(row / 64)
+            .is_some_and(|b| b >> (row % 64) & 1 != 0)
+    }
+
+    /// The lanes of `row` in `table` that hold a cycle past `t` (none when
+    /// the warp never wrote the row), with the row's values.
+    fn later_than(&self, table: Table, row: usize, t: u64) -> Option<(u64, &[u64])> {
+        let tab = table as usize;
+        if !self.is_written(row) || *self.peak[tab].get(row)? <= t {
+            return None;
+        }
+        let cells = self.cells[tab].get(row * self.width..(row + 1) * self.width)?;
+        let late = cells
+            .iter()
+            .take(64)
+            .enumerate()
+            .fold(0, |m, (l, &v)| m | u64::from(v > t) << l);
+        Some((late, cells))
+    }
+
+    /// Sets the lanes of `lanes` in `row` of `table` to `v`; a row's first
+    /// write zeroes its other lanes in both tables.
+    fn set(&mut self, table: Table, row: usize, lanes: u64, v: u64) {
+        let span = row * self.width..(row + 1) * self.width;
+        if self.cells[0].get(span.clone()).is_none() || row >= self.rows() {
+            return;
+        }
+        if !self.is_written(row) {
+            for t in 0..2 {
+                self.cells[t][span.clone()].fill(0);
+                self.peak[t][row] = 0;
+            }
+            if let Some(b) = self.written.get_mut(row / 64) {
+                *b |= 1 << (row % 64);
+            }
+        }
+        let tab = table as usize;
+        for (l, x) in self.cells[tab][span].iter_mut().take(64).enumerate() {
+            if lanes >> l & 1 != 0 {
+                *x = v;
+            }
+        }
+        let peak = &mut self.peak[tab][row];
+        *peak = (*peak).max(v);
+    }
+}
 
 /// Records a hazard when the instruction at `pc` reads a register before
 /// its latest write lands, or writes one a store is still reading.
@@ -20,37 +123,38 @@ pub(crate) fn check_hazards_at(
     active: u64,
     t: u64,
 ) {
-    let n = w.width as usize;
     let ins = &d.instr;
     let on = active & w.pred_mask(ins.guard);
     let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
         .then_some(PRED_BASE + u16::from(ins.guard.index));
-    let first_late = |rows: &[u64], r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
+    let tables = &w.hazards;
+    let rows = tables.rows();
+    // The first lane of `lanes_mask` whose value in `r`'s row of the table
+    // (when the write lands, or when the read finishes) is past
+    // `t`, and by how much.
+    let first_late = |table: Table, r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
         // Uniform registers and predicates have no per-lane rows.
         if r >= UREG_BASE {
             return None;
         }
-        let row = rows.get(hazard_row(rows.len() / n.max(1), r) * n..)?;
-        if row.len() < n {
-            return None;
-        }
-        convergence::its::lanes(lanes_mask)
-            .find(|&l| row[l] > t)
-            .map(|l| (row[l] - t, l as u32))
+        let (late, row) = tables.later_than(table, hazard_row(rows, r), t)?;
+        let late = late & lanes_mask;
+        let l = late.trailing_zeros() as usize;
+        (late != 0).then(|| (row[l] - t, l as u32))
     };
     // Every active lane reads the guard; only lanes that are on read
     // the sources and write the results.
     let mut found = None;
     for &r in &ins.uses {
         let lanes_mask = if Some(r) == guard { active } else { on };
-        if let Some((early, lane)) = first_late(&w.ready_at, r, lanes_mask) {
+        if let Some((early, lane)) = first_late(Table::Ready, r, lanes_mask) {
             found = Some((r, HazardKind::ReadAfterWrite, early, lane));
             break;
         }
     }
     if found.is_none() {
         for &r in &ins.defs {
-            if let Some((early, lane)) = first_late(&w.read_until, r, on) {
+            if let Some((early, lane)) = first_late(Table::Read, r, on) {
                 found = Some((r, HazardKind::WriteAfterRead, early, lane));
                 break;
             }
@@ -111,32 +215,28 @@ pub(crate) fn record_writes(
     t: u64,
     latency: u32,
 ) {
-    let n = w.width as usize;
     let ins = &d.instr;
     let lands = t + u64::from(latency);
-    let rows = w.ready_at.len() / n.max(1);
+    let tables = &mut w.hazards;
+    let rows = tables.rows();
     let mut waw: Option<(u16, u64, u32)> = None;
     for &r in ins.defs.iter().filter(|&&r| r < UREG_BASE) {
-        let base = hazard_row(rows, r) * n;
-        for l in convergence::its::lanes(on) {
-            let Some(slot) = w.ready_at.get_mut(base + l) else {
-                continue;
-            };
-            if *slot > lands && waw.is_none() {
-                waw = Some((r, *slot - lands, l as u32));
+        let row = hazard_row(rows, r);
+        if waw.is_none()
+            && let Some((late, cells)) = tables.later_than(Table::Ready, row, lands)
+        {
+            let late = late & on;
+            let l = late.trailing_zeros() as usize;
+            if late != 0 {
+                waw = Some((r, cells[l] - lands, l as u32));
             }
-            *slot = lands;
         }
+        tables.set(Table::Ready, row, on, lands);
     }
     if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
         let done = t + u64::from(d.read_latency);
         for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
-            let base = hazard_row(rows, r) * n;
-            for l in convergence::its::lanes(on) {
-                if let Some(x) = w.read_until.get_mut(base + l) {
-                    *x = done;
-                }
-            }
+            tables.set(Table::Read, hazard_row(rows, r), on, done);
         }
     }
     if let Some((r, early_by, lane)) = waw {
@@ -162,5 +262,60 @@ fn hazard_row(rows: usize, r: u16) -> usize {
         usize::from(r)
     } else {
         regs + usize::from(r - PRED_BASE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HazardTables, Table};
+
+    const LOW: u64 = 0x0000_ffff;
+    const HIGH: u64 = 0xffff_0000;
+
+    /// Tables of a warp that ran before: every row of R0..R3 written
+    /// with cycle 900 in all 32 lanes of both tables.
+    fn used() -> HazardTables {
+        let mut t = HazardTables::new(HazardTables::none(), 4, 32);
+        for row in 0..4 {
+            t.set(Table::Ready, row, u64::from(u32::MAX), 900);
+            t.set(Table::Read, row, u64::from(u32::MAX), 900);
+        }
+        t
+    }
+
+    #[test]
+    fn reused_tables_read_zero_until_written_and_then_only_where_written() {
+        let mut t = HazardTables::new(used(), 4, 32);
+        // Never written by the new warp: nothing is late, even at cycle 0.
+        assert_eq!(t.later_than(Table::Ready, 1, 0), None);
+        assert_eq!(t.later_than(Table::Read, 1, 0), None);
+        // Lanes 0..15 of R1 land at 1000; lanes 16..31 keep zero, not the
+        // 900 the last warp left, in both tables.
+        t.set(Table::Ready, 1, LOW, 1000);
+        assert_eq!(t.later_than(Table::Ready, 1, 10).map(|l| l.0), Some(LOW));
+        assert_eq!(t.later_than(Table::Read, 1, 0), None);
+        t.set(Table::Read, 1, 1 << 20, 1000);
+        assert_eq!(t.later_than(Table::Read, 1, 10).map(|l| l.0), Some(1 << 20));
+    }
+
+    #[test]
+    fn an_earlier_write_to_some_lanes_keeps_the_later_ones_late() {
+        let mut t = HazardTables::new(HazardTables::none(), 4, 32);
+        t.set(Table::Ready, 2, LOW, 500);
+        t.set(Table::Ready, 2, HIGH, 100);
+        // At 200 the high lanes are ready and the low ones land at 500.
+        let (late, cells) = t.later_than(Table::Ready, 2, 200).expect("late");
+        assert_eq!(late, LOW);
+        assert_eq!((cells[0], cells[31]), (500, 100));
+        assert_eq!(t.later_than(Table::Ready, 2, 500), None);
+    }
+
+    #[test]
+    fn rows_past_the_tables_are_never_late() {
+        let mut t = HazardTables::new(HazardTables::none(), 4, 32);
+        // 4 registers and 8 predicates: row 12 does not exist.
+        t.set(Table::Ready, 12, LOW, 1000);
+        assert_eq!(t.later_than(Table::Ready, 12, 0), None);
+        assert_eq!(t.rows(), 12);
     }
 }

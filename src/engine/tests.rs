@@ -720,3 +720,35 @@ bar:
     let issued: Vec<u64> = m.warp_records().iter().map(|r| r.counters.issued).collect();
     assert_eq!(issued, vec![7, 15]);
 }
+
+#[test]
+fn a_warp_reusing_a_finished_ones_hazard_tables_starts_clean() {
+    // Two one-warp blocks, one at a time on the SM: the second warp takes
+    // the first one's tables. The first exits with its load of R3 still in
+    // flight (issued at 9 or so, it lands 400 cycles later); the second
+    // reads R3 at pc 0 long before that, writes it on lanes 0..15 only,
+    // reads it on all 32, and writes R4, which the first's store read,
+    // right away. None of it is a hazard: what the first warp left in the
+    // tables must read zero (ready since before the launch), both in rows
+    // the second never wrote and in lanes of a row it wrote in part.
+    let text = "
+        [B------:R-:W-:-:S01] IADD3 R6, R3, 1, RZ
+        [B------:R-:W0:-:S01] S2R R0, SR_LANEID
+        [B0-----:R-:W-:-:S04] ISETP.LT.AND P0, PT, R0, 16, PT
+        [B------:R-:W-:-:S04] @P0 MOV R3, 0x1
+        [B------:R-:W-:-:S01] IADD3 R7, R3, 1, RZ
+        [B------:R-:W-:-:S01] MOV R4, 0x7
+        [B------:R-:W-:-:S04] MOV R2, 0x100000
+        [B------:R1:W-:-:S01] STG.E [R2], R4
+        [B------:R-:W2:-:S01] LDG.E R3, [R2]
+        [B------:R-:W-:-:S01] EXIT
+    ";
+    let m = run(kernel_with(
+        text,
+        |m| m.max_blocks_per_sm = 1,
+        Launch::linear(2, 32, 0),
+        vec![words("data", 32, |i| i)],
+    ));
+    assert_eq!(m.totals().issued, 20);
+    assert!(m.hazards().is_empty(), "{:?}", m.hazards());
+}

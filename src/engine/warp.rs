@@ -4,6 +4,7 @@
 use crate::asm::ir::{PT, PredSrc, UNIFORM_REGS, UPT, URZ};
 
 use super::convergence::Convergence;
+use super::hazards::HazardTables;
 use super::scoreboard::Scoreboards;
 use super::sm::SchedState;
 use super::stats::{Counters, Reason};
@@ -94,11 +95,9 @@ pub struct Warp {
     pub dispatched_at: u64,
     /// The last active mask whose lanes were counted, and the count.
     pub counted: (u64, u64),
-    /// Per lane and register or predicate: the cycle its latest write
-    /// lands, for hazard checks (empty when not checking).
-    pub ready_at: Vec<u64>,
-    /// Per lane and register: the cycle a store finishes reading it.
-    pub read_until: Vec<u64>,
+    /// When each lane's registers are written and read, for hazard
+    /// checks (empty when not checking).
+    pub hazards: HazardTables,
 }
 
 impl Warp {
