@@ -86,6 +86,15 @@ impl HazardTables {
         Some((late, cells))
     }
 
+    /// The first lane of `lanes` whose value in `row` of `table` is past
+    /// `t`, and by how much.
+    fn first_late(&self, table: Table, row: usize, t: u64, lanes: u64) -> Option<(u64, u32)> {
+        let (late, cells) = self.later_than(table, row, t)?;
+        let late = late & lanes;
+        let l = late.trailing_zeros() as usize;
+        (late != 0).then(|| (cells[l] - t, l as u32))
+    }
+
     /// Sets the lanes of `lanes` in `row` of `table` to `v`; a row's first
     /// write zeroes its other lanes in both tables.
     fn set(&mut self, table: Table, row: usize, lanes: u64, v: u64) {
@@ -129,18 +138,12 @@ pub(crate) fn check_hazards_at(
         .then_some(PRED_BASE + u16::from(ins.guard.index));
     let tables = &w.hazards;
     let rows = tables.rows();
-    // The first lane of `lanes_mask` whose value in `r`'s row of the table
-    // (when the write lands, or when the read finishes) is past
-    // `t`, and by how much.
     let first_late = |table: Table, r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
         // Uniform registers and predicates have no per-lane rows.
         if r >= UREG_BASE {
             return None;
         }
-        let (late, row) = tables.later_than(table, hazard_row(rows, r), t)?;
-        let late = late & lanes_mask;
-        let l = late.trailing_zeros() as usize;
-        (late != 0).then(|| (row[l] - t, l as u32))
+        tables.first_late(table, hazard_row(rows, r), t, lanes_mask)
     };
     // Every active lane reads the guard; only lanes that are on read
     // the sources and write the results.
@@ -223,13 +226,9 @@ pub(crate) fn record_writes(
     for &r in ins.defs.iter().filter(|&&r| r < UREG_BASE) {
         let row = hazard_row(rows, r);
         if waw.is_none()
-            && let Some((late, cells)) = tables.later_than(Table::Ready, row, lands)
+            && let Some((early_by, lane)) = tables.first_late(Table::Ready, row, lands, on)
         {
-            let late = late & on;
-            let l = late.trailing_zeros() as usize;
-            if late != 0 {
-                waw = Some((r, cells[l] - lands, l as u32));
-            }
+            waw = Some((r, early_by, lane));
         }
         tables.set(Table::Ready, row, on, lands);
     }
