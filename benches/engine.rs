@@ -19,30 +19,13 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use warpstep::report::{Report, text};
 use warpstep::scenario::{Origin, Scenario};
 
+#[path = "kernels/seed.rs"]
+mod seed;
+use seed::seed_scenario;
+
 /// Each thread loops (idx % 8) + 1 times; a bounds check retires the tail
 /// of the last block. Under `stack` as written; the `its` bench edits it.
 const DIVERGENT_LOOP: &str = include_str!("kernels/divergent-loop.yaml");
-
-/// The committed `cuobjdump -sass` listing of the seed kernel for sm_90.
-const SEED_SM_90: &str = include_str!("../tests/kernels/seed.sm_90.sass");
-
-/// The seed kernel over n = 1,000,003: half the elements above 0.5, so
-/// the compiler's predicated if/else splits every warp 16/16.
-fn seed_scenario() -> Arc<Scenario> {
-    let mut text = String::from(
-        "name: bench seed sm_90\n\
-         launch: {blocks: 3907, block_dim: 256}\n\
-         memory:\n  data: {type: f32, len: 1000003, init: \"0.25 + 0.5 * (i % 2)\"}\n\
-         args: [data, 1000003]\n\
-         program: |\n",
-    );
-    for line in SEED_SM_90.lines() {
-        text.push_str("  ");
-        text.push_str(line);
-        text.push('\n');
-    }
-    parse(&text)
-}
 
 fn scenario(convergence: &str) -> Arc<Scenario> {
     parse(&DIVERGENT_LOOP.replace("convergence: stack", &format!("convergence: {convergence}")))
@@ -99,7 +82,12 @@ fn bench(c: &mut Criterion) {
             &parse(&format!("machine: {{convergence: its}}\n{text}")),
         );
     }
-    measure(c, "seed_listing_1m_threads", "sm_90", &seed_scenario());
+    measure(
+        c,
+        "seed_listing_1m_threads",
+        "sm_90",
+        &Arc::new(seed_scenario("")),
+    );
     report(c, &scenario("stack"));
 }
 

@@ -6,7 +6,8 @@
 //!
 //! `sms_8`: one run of the same loop on 8 SMs, its SMs simulated on one
 //! thread (`jobs/1`) and on two (`jobs/2`), as `warpstep run --jobs N`
-//! does for a single run.
+//! does for a single run; and the same for nvcc's sm_90 listing of the
+//! seed kernel, whose hazard checks each SM keeps for itself.
 //!
 //! `cargo bench --bench jobs`
 
@@ -17,6 +18,9 @@ use warpstep::cli::jobs::ordered;
 use warpstep::engine::Policy;
 use warpstep::report::Report;
 use warpstep::scenario::{Origin, Scenario};
+
+#[path = "kernels/seed.rs"]
+mod seed;
 
 /// The engine bench's divergent loop, under `stack`.
 fn base() -> Scenario {
@@ -75,6 +79,16 @@ fn bench(c: &mut Criterion) {
 fn split(c: &mut Criterion) {
     let mut sc = base();
     sc.machine.sms = 8;
+    split_group(c, "sms_8_divergent_loop_1m_threads", sc);
+    split_group(
+        c,
+        "sms_8_seed_listing_1m_threads",
+        seed::seed_scenario("machine: {sms: 8}\n"),
+    );
+}
+
+/// `sc` run to its end with 1 and 2 jobs.
+fn split_group(c: &mut Criterion, group: &str, sc: Scenario) {
     let sc = Arc::new(sc);
     let run = |jobs: usize| {
         let mut m = sc.new_machine().expect("builds");
@@ -83,7 +97,7 @@ fn split(c: &mut Criterion) {
         m.totals().issued
     };
     let issued = run(1);
-    let mut g = c.benchmark_group("sms_8_divergent_loop_1m_threads");
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
     g.throughput(Throughput::Elements(issued));
     for jobs in [1, 2] {

@@ -29,14 +29,16 @@
 //!
 //! Everything else an SM produces is its own and is merged in the serial
 //! order: counters by sum, retired warps' records by (cycle, SM), faults by
-//! (cycle, SM), each SM's in its own order. Which thread runs an SM, and
+//! (cycle, SM), each SM's in its own order, and a listing's hazards (each
+//! kind at each register and pc listed once, at its first occurrence) by
+//! the (cycle, SM) of that first occurrence, their counts summed. Which thread runs an SM, and
 //! when, decides only how soon a dispatch is made, never what it gives.
 
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use super::machine::{Shared, State};
 use super::memory::GlobalMemory;
-use super::records::{ChunkLog, MAX_RECORDS, WarpRecord};
+use super::records::{ChunkLog, Hazard, MAX_RECORDS, WarpRecord};
 use super::sm::Sm;
 
 /// Cycles an SM that is not holding up a dispatch runs before its thread
@@ -122,7 +124,6 @@ impl State {
         jobs > 1
             && self.sms.len() > 1
             && !self.record_issues
-            && !self.check_hazards
             && self.cycle == 0
             && self.next_block == 0
             && self.dispatch_due
@@ -144,7 +145,13 @@ impl State {
             keep_final: self.keep_final,
             record_issues: false,
             scratch: self.scratch.clone(),
-            ..State::new(self.width, vec![sm], fork, self.pcs.len(), false)
+            ..State::new(
+                self.width,
+                vec![sm],
+                fork,
+                self.pcs.len(),
+                self.check_hazards,
+            )
         }
     }
 
@@ -276,6 +283,7 @@ impl State {
             .map(|(.., f)| f)
             .take(MAX_RECORDS)
             .collect();
+        self.hazards = merge_hazards(sts.iter_mut().map(|st| std::mem::take(&mut st.hazards)))?;
         for st in sts {
             self.retired.merge(&st.retired);
             for (mine, theirs) in self.pcs.iter_mut().zip(&st.pcs) {
@@ -288,6 +296,36 @@ impl State {
         self.finished = true;
         Some(())
     }
+}
+
+/// The serial run's hazard list from each SM's (in SM order): a hazard's
+/// entry is its first occurrence in (cycle, SM) order, and its count the
+/// sum of every SM's. `None` when an SM's list is full, as it may then have
+/// left out a hazard the serial run counts.
+fn merge_hazards(lists: impl Iterator<Item = Vec<Hazard>>) -> Option<Vec<Hazard>> {
+    let mut firsts = Vec::new();
+    for (s, list) in lists.enumerate() {
+        if list.len() >= MAX_RECORDS {
+            return None;
+        }
+        // An SM lists its hazards in the order they first happened there.
+        firsts.extend(
+            list.into_iter()
+                .enumerate()
+                .map(|(k, h)| (h.cycle, s, k, h)),
+        );
+    }
+    firsts.sort_by_key(|&(c, s, k, _)| (c, s, k));
+    let mut merged: Vec<Hazard> = Vec::new();
+    for (.., h) in firsts {
+        let same = |m: &&mut Hazard| m.pc == h.pc && m.register == h.register && m.kind == h.kind;
+        if let Some(m) = merged.iter_mut().find(same) {
+            m.count += h.count;
+        } else if merged.len() < MAX_RECORDS {
+            merged.push(h);
+        }
+    }
+    Some(merged)
 }
 
 /// One thread of a split run: until every SM is done (or the run must be
@@ -526,10 +564,59 @@ mod tests {
                 }
             }
         }
-        // Listings (explicit control codes) and one-block launches are not
-        // split; the hand-written multi-block scenarios are.
+        // One-block launches are not split; the multi-block scenarios,
+        // listings among them, are.
         assert!(runs > 100, "{runs} runs");
         assert!(split * 3 > runs, "{split} of {runs} runs were split");
+    }
+
+    /// A listing's hazards on 4 SMs, one warp per block and per SM:
+    /// every warp reads R5 before its load lands (pc 8: 8 times, first by
+    /// warp 0, SM 0 leading the cycle it shares with SMs 2 and 3), and
+    /// block 1 alone (SM 1) reads R3 a cycle after writing it (pc 5, once,
+    /// early by the ALU latency less 1). Block 1 meets its hazard some 15
+    /// cycles before the others meet theirs, behind the `S15` NOP: so the
+    /// serial list is R3 then R5, which neither SM order nor concatenating
+    /// the SMs' lists gives. The split run stands and lists the same.
+    #[test]
+    fn hazards_on_several_sms_are_listed_in_the_serial_order() {
+        let sc = scenario(
+            "name: hazards on every SM
+machine: {sms: 4, max_blocks_per_sm: 1}
+launch: {blocks: 8, block_dim: 32}
+memory:
+  data: {type: u32, len: 8}
+constants:
+  0x160: data
+program: |
+  [B------:R-:W0:-:S01] S2R R1, SR_CTAID.X
+  [B------:R-:W-:-:S04] MOV R2, c[0x0][0x160]
+  [B0-----:R-:W-:-:S04] ISETP.NE.AND P0, PT, R1, 0x1, PT
+  [B------:R-:W-:-:S04] @P0 BRA late
+  [B------:R-:W-:-:S01] MOV R3, 0x7
+  [B------:R-:W-:-:S01] IADD3 R4, R3, 0x1, RZ
+  late:
+  [B------:R-:W-:-:S15] NOP
+  [B------:R-:W2:-:S01] LDG.E R5, [R2.64]
+  [B------:R-:W-:-:S01] IADD3 R6, R5, 0x1, RZ
+  [B------:R-:W-:-:S01] EXIT
+",
+        );
+        let (serial, _) = report(&sc, None);
+        let (got, split) = report(&sc, Some(2));
+        assert!(split, "no byte is written");
+        assert!(got == serial, "{}", first_difference(&got, &serial));
+        let mut m = sc.new_machine().expect("valid");
+        m.set_record_issues(false);
+        m.run_jobs(2).expect("runs");
+        let alu = sc.machine.latency.alu;
+        let seen: Vec<_> = m
+            .hazards()
+            .iter()
+            .map(|h| (h.register.as_str(), h.pc, h.warp, h.count))
+            .collect();
+        assert_eq!(seen, [("R3", 5, 1, 1), ("R5", 8, 0, 8)]);
+        assert_eq!(m.hazards()[0].early_by, u64::from(alu) - 1);
     }
 
     /// 8 blocks of 64 threads on 4 SMs each add 1 to one counter: SMs
