@@ -619,6 +619,50 @@ program: |
         assert_eq!(m.hazards()[0].early_by, u64::from(alu) - 1);
     }
 
+    /// A read-after-write hazard at `pc`, first met at `cycle`, `count`
+    /// times.
+    fn hazard(pc: u32, cycle: u64, count: u64) -> super::Hazard {
+        super::Hazard {
+            warp: 0,
+            lane: 0,
+            pc,
+            line: pc + 1,
+            register: "R1".into(),
+            kind: crate::engine::HazardKind::ReadAfterWrite,
+            early_by: 1,
+            cycle,
+            count,
+        }
+    }
+
+    /// Merged lists keep the serial run's cap: the first `MAX_RECORDS`
+    /// hazards by first occurrence, each counted over every SM; and an SM
+    /// whose own list is full (it may have dropped a hazard another SM
+    /// listed first) makes the merge fail, for the serial run to list.
+    #[test]
+    fn merged_hazards_keep_the_cap_and_a_full_list_is_refused() {
+        use super::{MAX_RECORDS, merge_hazards};
+        let n = MAX_RECORDS as u32;
+        // SM 0 meets pcs 0 to n-2 at even cycles 2p; SM 1 meets pc 0 again
+        // (cycle 1), then pcs n-1 to n+9 at odd cycles 2p+1.
+        let sm0: Vec<_> = (0..n - 1).map(|p| hazard(p, 2 * u64::from(p), 1)).collect();
+        let mut sm1 = vec![hazard(0, 1, 5)];
+        sm1.extend((n - 1..n + 10).map(|p| hazard(p, 2 * u64::from(p) + 1, 2)));
+        let merged = merge_hazards([sm0, sm1].into_iter()).expect("neither list is full");
+        // By hand: pcs 0..n-1 from SM 0 (pc 0 counted 1 + 5), then pc n-1
+        // from SM 1 fills the list; pcs n.. are left out.
+        assert_eq!(merged.len(), MAX_RECORDS);
+        assert_eq!((merged[0].pc, merged[0].count), (0, 6));
+        assert_eq!((merged[1].pc, merged[1].count), (1, 1));
+        let last = &merged[MAX_RECORDS - 1];
+        assert_eq!(
+            (last.pc, last.cycle, last.count),
+            (n - 1, 2 * u64::from(n - 1) + 1, 2)
+        );
+        let full: Vec<_> = (0..n).map(|p| hazard(p, 0, 1)).collect();
+        assert!(merge_hazards([full, Vec::new()].into_iter()).is_none());
+    }
+
     /// 8 blocks of 64 threads on 4 SMs each add 1 to one counter: SMs
     /// share a written word, so the split run is refused and the run is
     /// made serially; the counter is 512 (8 x 64, by hand).
