@@ -517,6 +517,19 @@ mod tests {
         "no difference".into()
     }
 
+    /// `sc` run with 2 jobs, after checking that its split run stands
+    /// (`why` says why it must) with the serial run's report.
+    fn split_as_serial(sc: &Scenario, why: &str) -> crate::engine::Machine {
+        let (serial, _) = report(sc, None);
+        let (got, split) = report(sc, Some(2));
+        assert!(split, "{why}");
+        assert!(got == serial, "{}", first_difference(&got, &serial));
+        let mut m = sc.new_machine().expect("valid");
+        m.set_record_issues(false);
+        m.run_jobs(2).expect("runs");
+        m
+    }
+
     fn scenario(text: &str) -> Scenario {
         Scenario::from_text(text, Origin::Builtin("test".into())).expect("loads")
     }
@@ -602,13 +615,7 @@ program: |
   [B------:R-:W-:-:S01] EXIT
 ",
         );
-        let (serial, _) = report(&sc, None);
-        let (got, split) = report(&sc, Some(2));
-        assert!(split, "no byte is written");
-        assert!(got == serial, "{}", first_difference(&got, &serial));
-        let mut m = sc.new_machine().expect("valid");
-        m.set_record_issues(false);
-        m.run_jobs(2).expect("runs");
+        let m = split_as_serial(&sc, "no byte is written");
         let alu = sc.machine.latency.alu;
         let seen: Vec<_> = m
             .hazards()
@@ -718,13 +725,7 @@ program: |
   EXIT
 ",
         );
-        let (serial, _) = report(&sc, None);
-        let (got, split) = report(&sc, Some(2));
-        assert!(split, "no byte is shared");
-        assert!(got == serial, "{}", first_difference(&got, &serial));
-        let mut m = sc.new_machine().expect("valid");
-        m.set_record_issues(false);
-        m.run_jobs(2).expect("runs");
+        let m = split_as_serial(&sc, "no byte is shared");
         assert_eq!(m.st.faults_total, 212);
         let order: Vec<(u64, u32)> = m.st.faults.iter().map(|f| (f.cycle, f.warp)).collect();
         let mut sorted = order.clone();
