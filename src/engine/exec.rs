@@ -770,10 +770,22 @@ pub fn memory_op<const N: usize>(
             }
             ws
         };
-        if on_n != 0
-            && let Some(c) = env.global.store_in_order(size, &a, on_n, words)
-        {
-            return MemEffect::Global(c);
+        if on_n != 0 {
+            // One word a lane (the common store) moves as a `u32`.
+            let stored = if size == 4 {
+                let r = rows[0].unwrap_or(&[]);
+                env.global.store_one_buffer(size, &a, on_n, |l, d| {
+                    if let Ok(d) = <&mut [u8; 4]>::try_from(d) {
+                        *d = r.get(l).copied().unwrap_or(0).to_le_bytes();
+                    }
+                })
+            } else {
+                env.global
+                    .store_one_buffer(size, &a, on_n, |l, d| memory::put_words(d, &words(l)))
+            };
+            if let Some(c) = stored {
+                return MemEffect::Global(c);
+            }
         }
         let sc = &mut *env.scratch;
         let items = lanes(on_n).map(|l| (l as u32, a[l], words(l)));
@@ -792,21 +804,36 @@ pub fn memory_op<const N: usize>(
     if size == 4 && matches!(space, Space::Shared) {
         return shared_words::<N>(w, env, &a, reg, store, on, on_n);
     }
-    let mut loaded: [Lanes; 4] = [[0; 64]; 4];
-    if !store
-        && matches!(space, Space::Global)
-        && on_n != 0
-        && let Some(c) = env.global.load_in_order(size, &a, on_n, |l, buf| {
-            for (k, dst) in loaded.iter_mut().take(nregs).enumerate() {
-                dst[l] = load_value(buf, width, k);
+    if !store && matches!(space, Space::Global) && on_n != 0 {
+        // One word a lane (the common load) moves as a `u32`, with no
+        // rows for wider loads.
+        if size == 4 {
+            let mut vals: Lanes = [0; 64];
+            let got = env.global.load_one_buffer(size, &a, on_n, |l, b| {
+                vals[l] = b.try_into().map_or(0, u32::from_le_bytes);
+            });
+            if let Some(c) = got {
+                write::<N>(w, reg, &vals, on_n);
+                return MemEffect::Global(c);
             }
-        })
-    {
-        for (k, vals) in loaded.iter().take(nregs).enumerate() {
-            write::<N>(w, reg.saturating_add(k as u8), vals, on_n);
+        } else {
+            let mut loaded: [Lanes; 4] = [[0; 64]; 4];
+            let got = env.global.load_one_buffer(size, &a, on_n, |l, b| {
+                let mut buf = [0u8; 16];
+                buf[..b.len()].copy_from_slice(b);
+                for (k, dst) in loaded.iter_mut().take(nregs).enumerate() {
+                    dst[l] = load_value(&buf, width, k);
+                }
+            });
+            if let Some(c) = got {
+                for (k, vals) in loaded.iter().take(nregs).enumerate() {
+                    write::<N>(w, reg.saturating_add(k as u8), vals, on_n);
+                }
+                return MemEffect::Global(c);
+            }
         }
-        return MemEffect::Global(c);
     }
+    let mut loaded: [Lanes; 4] = [[0; 64]; 4];
     let mut ok: u64 = 0;
     for l in (0..n).filter(|&l| on >> l & 1 != 0) {
         let mut buf = [0u8; 16];

@@ -338,7 +338,8 @@ impl GlobalMemory {
                     break;
                 }
                 lanes.next();
-                put(page, (a - lo) as usize, n, &ws);
+                let o = (a - lo) as usize;
+                put_words(&mut page[o..o + n], &ws);
                 if let Some(t) = touched.as_deref_mut() {
                     mark(&mut t.written, b, p * PAGE + (a - lo) as usize, n);
                 }
@@ -349,39 +350,45 @@ impl GlobalMemory {
 
     /// The buffer every lane of `on` (not empty) accesses, with the
     /// coalescing, when the lanes' `size`-byte accesses at `addrs` are
-    /// naturally aligned, inside that one buffer and in address order (the
-    /// usual case); `None` otherwise.
+    /// naturally aligned and inside that one buffer (the usual case, in
+    /// any lane order); `None` otherwise, when some lane faults or lanes
+    /// reach two buffers.
     ///
-    /// Equal-sized aligned accesses in order overlap only where a lane
-    /// repeats the previous address, so the distinct bytes are `size` per
-    /// distinct address: the same count [`coalesce`] makes.
-    fn in_order(&self, size: u32, addrs: &[u32; 64], on: u64) -> Option<(usize, Coalescing)> {
+    /// Equal-sized aligned accesses overlap only where they are equal, so
+    /// the distinct bytes are `size` per distinct address, and the sectors
+    /// and lines are the distinct ones of the addresses in order: the
+    /// counts [`coalesce`] makes. Lanes in address order are counted as
+    /// they are; others are counted over their addresses sorted.
+    fn one_buffer(&self, size: u32, addrs: &[u32; 64], on: u64) -> Option<(usize, Coalescing)> {
         if !size.is_power_of_two() || on == 0 {
             return None;
         }
         let first = on.trailing_zeros() as usize % 64;
         let last = 63 - on.leading_zeros() as usize % 64;
-        // The first lane aligned and inside a buffer, the last inside the
-        // same one, and all in order between them: all are inside.
-        let (b, _) = self.locate(addrs[first], size).ok()?;
-        let buf = &self.buffers[b];
-        let end = u64::from(buf.base) + u64::from(buf.len);
-        if u64::from(addrs[last]) + u64::from(size) > end {
+        let run = on >> first;
+        let t = if run & run.wrapping_add(1) == 0 {
+            // Consecutive lanes (the whole warp, usually): a plain slice.
+            Tally::in_order(&addrs[first..=last])
+        } else {
+            let mut packed = [0u32; 64];
+            let mut k = 0;
+            let mut rest = on;
+            while rest != 0 {
+                packed[k] = addrs[rest.trailing_zeros() as usize % 64];
+                rest &= rest - 1;
+                k += 1;
+            }
+            Tally::in_order(&packed[..k])
+        };
+        if t.bits & (size - 1) != 0 {
             return None;
         }
-        let mut t = Tally::new(addrs[first]);
-        let run = on >> first;
-        if run & run.wrapping_add(1) == 0 {
-            // Consecutive lanes (the whole warp, usually): a plain slice.
-            addrs[first + 1..=last].iter().for_each(|&a| t.add(a));
-        } else {
-            let mut rest = on & (on - 1);
-            while rest != 0 {
-                t.add(addrs[rest.trailing_zeros() as usize % 64]);
-                rest &= rest - 1;
-            }
-        }
-        if t.backwards || t.bits & (size - 1) != 0 {
+        // The lowest address aligned and inside a buffer, the highest
+        // inside the same one: all are inside (buffers do not overlap).
+        let (b, _) = self.locate(t.low, size).ok()?;
+        let buf = &self.buffers[b];
+        let end = u64::from(buf.base) + u64::from(buf.len);
+        if u64::from(t.high) + u64::from(size) > end {
             return None;
         }
         let c = Coalescing {
@@ -392,25 +399,27 @@ impl GlobalMemory {
         Some((b, c))
     }
 
-    /// One store's lanes at once when [`GlobalMemory::in_order`] holds:
-    /// lane `l` writes `size` bytes of `words(l)` (as in
-    /// [`GlobalMemory::write_lanes`]) at `addrs[l]`. `None`, having written
-    /// nothing, otherwise: then `write_lanes` takes each lane and its fault.
-    pub fn store_in_order(
+    /// One store's lanes at once when [`GlobalMemory::one_buffer`] holds:
+    /// `put(l, bytes)` fills lane `l`'s `size` bytes at `addrs[l]`, lane
+    /// by lane in lane order (a lane storing at an earlier lane's address
+    /// wins). `None`, having written nothing, otherwise: then
+    /// [`GlobalMemory::write_lanes`] takes each lane and its fault.
+    pub fn store_one_buffer(
         &mut self,
         size: u32,
         addrs: &[u32; 64],
         on: u64,
-        words: impl Fn(usize) -> [u32; 4],
+        mut put: impl FnMut(usize, &mut [u8]),
     ) -> Option<Coalescing> {
-        let (b, c) = self.in_order(size, addrs, on)?;
+        let (b, c) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         let GlobalMemory { buffers, touched } = self;
         let buf = &mut buffers[b];
         let base = u64::from(buf.base);
         let mut rest = on;
         while rest != 0 {
-            // Lanes in address order: one page's lanes follow each other.
+            // Consecutive lanes in one page (lanes in address order, the
+            // usual case) share one copy-on-write check.
             let off = (u64::from(addrs[rest.trailing_zeros() as usize % 64]) - base) as usize;
             let p = off / PAGE;
             let lo = base + (p * PAGE) as u64;
@@ -418,11 +427,13 @@ impl GlobalMemory {
             while rest != 0 {
                 let l = rest.trailing_zeros() as usize % 64;
                 let a = u64::from(addrs[l]);
-                if a >= lo + PAGE as u64 {
+                if a < lo || a >= lo + PAGE as u64 {
                     break;
                 }
                 rest &= rest - 1;
-                put(page, (a - lo) as usize, n, &words(l));
+                // Natural alignment keeps an access inside one page.
+                let o = (a - lo) as usize;
+                put(l, &mut page[o..o + n]);
                 if let Some(t) = touched.as_deref_mut() {
                     mark(&mut t.written, b, (a - base) as usize, n);
                 }
@@ -431,17 +442,17 @@ impl GlobalMemory {
         Some(c)
     }
 
-    /// One load's lanes at once when [`GlobalMemory::in_order`] holds:
-    /// `got(l, bytes)` receives lane `l`'s `size` bytes (zero-padded to 16).
-    /// `None`, having read nothing, otherwise.
-    pub fn load_in_order(
+    /// One load's lanes at once when [`GlobalMemory::one_buffer`] holds:
+    /// `got(l, bytes)` receives lane `l`'s `size` bytes. `None`, having
+    /// read nothing, otherwise.
+    pub fn load_one_buffer(
         &mut self,
         size: u32,
         addrs: &[u32; 64],
         on: u64,
-        mut got: impl FnMut(usize, &[u8; 16]),
+        mut got: impl FnMut(usize, &[u8]),
     ) -> Option<Coalescing> {
-        let (b, c) = self.in_order(size, addrs, on)?;
+        let (b, c) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         let buf = &self.buffers[b];
         let base = u64::from(buf.base);
@@ -452,9 +463,7 @@ impl GlobalMemory {
             let off = (u64::from(addrs[l]) - base) as usize;
             // Natural alignment keeps an access inside one page.
             let (page, o) = (&buf.pages[off / PAGE], off % PAGE);
-            let mut bytes = [0u8; 16];
-            bytes[..n].copy_from_slice(&page[o..o + n]);
-            got(l, &bytes);
+            got(l, &page[o..o + n]);
         }
         if let Some(t) = self.touched.as_deref_mut() {
             let mut rest = on;
@@ -496,11 +505,15 @@ impl GlobalMemory {
     }
 }
 
-/// [`GlobalMemory::in_order`]'s running counts over lanes' addresses.
+/// [`GlobalMemory::one_buffer`]'s counts over lanes' addresses, each
+/// compared with the one before it.
 struct Tally {
-    prev: u32,
     /// Some address came before the previous one.
     backwards: bool,
+    /// The first and last addresses: the lowest and highest when none
+    /// goes backwards.
+    low: u32,
+    high: u32,
     /// Every address ORed: its low bits show any misalignment.
     bits: u32,
     distinct: u32,
@@ -509,38 +522,56 @@ struct Tally {
 }
 
 impl Tally {
-    fn new(first: u32) -> Self {
+    /// The counts over `lanes` (not empty). Each pair is counted on its
+    /// own, so the loop has no carried state but its sums, which
+    /// vectorise.
+    fn of(lanes: &[u32]) -> Self {
+        let (mut back, mut bits) = (0u32, lanes[0]);
+        let (mut distinct, mut sectors, mut lines) = (1u32, 1u32, 1u32);
+        for (&p, &a) in lanes.iter().zip(&lanes[1..]) {
+            back |= u32::from(a < p);
+            bits |= a;
+            distinct += u32::from(a != p);
+            sectors += u32::from(a / SECTOR != p / SECTOR);
+            lines += u32::from(a / LINE != p / LINE);
+        }
         Tally {
-            prev: first,
-            backwards: false,
-            bits: first,
-            distinct: 1,
-            sectors: 1,
-            lines: 1,
+            backwards: back != 0,
+            low: lanes[0],
+            high: lanes[lanes.len() - 1],
+            bits,
+            distinct,
+            sectors,
+            lines,
         }
     }
 
-    #[inline(always)]
-    fn add(&mut self, a: u32) {
-        let p = self.prev;
-        self.backwards |= a < p;
-        self.bits |= a;
-        self.distinct += u32::from(a != p);
-        self.sectors += u32::from(a / SECTOR != p / SECTOR);
-        self.lines += u32::from(a / LINE != p / LINE);
-        self.prev = a;
+    /// [`Tally::of`] the addresses in address order: as they are, or
+    /// sorted when some address goes backwards.
+    fn in_order(lanes: &[u32]) -> Self {
+        let t = Tally::of(lanes);
+        if !t.backwards {
+            return t;
+        }
+        let mut sorted = [0u32; 64];
+        let sorted = &mut sorted[..lanes.len()];
+        sorted.copy_from_slice(lanes);
+        sorted.sort_unstable();
+        Tally::of(sorted)
     }
 }
 
-/// Places one lane's store at byte `o` of `page`: `n` bytes, from its
-/// words (little-endian; under 4 bytes, the low bytes of the first).
+/// Fills one lane's store bytes `dst` (1, 2, 4, 8 or 16 of them) from
+/// its words, one per register, little-endian; under 4 bytes, the low
+/// bytes of the first.
 #[inline(always)]
-fn put(page: &mut [u8; PAGE], o: usize, n: usize, ws: &[u32; 4]) {
-    if n < 4 {
-        page[o..o + n].copy_from_slice(&ws[0].to_le_bytes()[..n]);
+pub fn put_words(dst: &mut [u8], ws: &[u32; 4]) {
+    if dst.len() < 4 {
+        let n = dst.len();
+        dst.copy_from_slice(&ws[0].to_le_bytes()[..n]);
     } else {
-        for (j, wd) in ws.iter().take(n / 4).enumerate() {
-            page[o + 4 * j..o + 4 * j + 4].copy_from_slice(&wd.to_le_bytes());
+        for (d, wd) in dst.chunks_exact_mut(4).zip(ws) {
+            d.copy_from_slice(&wd.to_le_bytes());
         }
     }
 }
@@ -988,6 +1019,67 @@ mod tests {
             let mut s = Vec::new();
             proptest::prop_assert_eq!(word_bank_passes(&addrs, lanes, banks, &mut s), want);
         }
+
+        // The one-buffer paths against the lane-by-lane reference: each
+        // lane read or written on its own (`read`, `write_lanes`), the
+        // coalescing counted by `coalesce` over the lanes' accesses.
+        // Lanes in any order, repeating addresses, and now and then one
+        // misaligned or past the buffer (then neither path takes them).
+        #[test]
+        fn one_buffer_loads_and_stores_match_lane_by_lane(
+            slots in proptest::collection::vec(0u32..64, 64),
+            on: u64,
+            k in 0usize..5,
+            bad in proptest::option::weighted(0.2, (0usize..64, proptest::bool::ANY)),
+        ) {
+            let size = [1u32, 2, 4, 8, 16][k];
+            let mut g = GlobalMemory::new(&[BufferSpec {
+                name: "d".into(),
+                ty: ElemType::U32,
+                len: 2048,
+                base: 0x10_0000,
+                init: (0..8192u32).map(|i| (i * 7 % 251) as u8).collect(),
+            }]);
+            // 64 slots of `size` bytes spread over both pages.
+            let mut addrs = [0u32; 64];
+            for (a, &s) in addrs.iter_mut().zip(&slots) {
+                *a = 0x10_0000 + s * (8192 / 64);
+            }
+            if let Some((l, misaligned)) = bad {
+                addrs[l] = if misaligned { addrs[l] + size / 2 } else { 0x10_2000 };
+            }
+            let on = if on == 0 { 1 } else { on };
+            let lanes: Vec<usize> = (0..64).filter(|l| on >> l & 1 != 0).collect();
+            let faults = lanes.iter().any(|&l| {
+                let mut b = vec![0u8; size as usize];
+                g.read(addrs[l], &mut b).is_err()
+            });
+            let mut accesses: Vec<(u32, u32)> = lanes.iter().map(|&l| (addrs[l], size)).collect();
+            let want = (!faults).then(|| coalesce(&mut accesses));
+            let mut got = Vec::new();
+            let c = g.load_one_buffer(size, &addrs, on, |l, b| got.push((l, b.to_vec())));
+            proptest::prop_assert_eq!(c, want);
+            if !faults {
+                let each: Vec<(usize, Vec<u8>)> = lanes
+                    .iter()
+                    .map(|&l| {
+                        let mut b = vec![0u8; size as usize];
+                        g.read(addrs[l], &mut b).expect("in bounds");
+                        (l, b)
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(got, each);
+            }
+            let words = |l: usize| [1000 + l as u32, 2000 + l as u32, 3000, 4000];
+            let mut reference = g.clone();
+            let items = lanes.iter().map(|&l| (l as u32, addrs[l], words(l)));
+            reference.write_lanes(size, items, |_, _, _| {});
+            let c = g.store_one_buffer(size, &addrs, on, |l, d| put_words(d, &words(l)));
+            proptest::prop_assert_eq!(c, want);
+            if !faults {
+                proptest::prop_assert_eq!(g.buffer("d"), reference.buffer("d"));
+            }
+        }
     }
 
     /// Forks that wrote disjoint bytes of one page (and the next page)
@@ -1035,11 +1127,13 @@ mod tests {
             m.load(0x10_010e, &mut x).expect("in bounds");
         };
         let load: Access = |m, a, on| {
-            m.load_in_order(4, a, on, |_, _| {}).expect("in order");
+            m.load_one_buffer(4, a, on, |_, _| {})
+                .expect("in one buffer");
         };
         let write: Access = |m, _, _| m.write(0x10_010e, &[1, 1]).expect("in bounds");
         let store: Access = |m, a, on| {
-            m.store_in_order(4, a, on, |_| [2; 4]).expect("in order");
+            m.store_one_buffer(4, a, on, |_, d| d.fill(2))
+                .expect("in one buffer");
         };
         let lanes: Access = |m, a, on| {
             let items = (0..4)
@@ -1141,7 +1235,7 @@ mod tests {
     }
 
     #[test]
-    fn lanes_in_order_store_and_load_at_once() {
+    fn lanes_in_one_buffer_store_and_load_at_once() {
         let mut g = two_zero_pages();
         let keep = g.clone();
         let mut a = [0u32; 64];
@@ -1152,8 +1246,8 @@ mod tests {
             *x = 0x10_0fc0 + 4 * l as u32;
         }
         let full = u64::from(u32::MAX);
-        let words = |l: usize| [100 + l as u32, 0, 0, 0];
-        let c = g.store_in_order(4, &a, full, words);
+        let words = |l: usize, d: &mut [u8]| put_words(d, &[100 + l as u32, 0, 0, 0]);
+        let c = g.store_one_buffer(4, &a, full, words);
         let want = Coalescing {
             sectors: 4,
             lines: 2,
@@ -1165,7 +1259,7 @@ mod tests {
         assert_eq!(g.word(0x10_103c), Some(131));
         assert_eq!(keep.word(0x10_1000), Some(0));
         let mut got = Vec::new();
-        let c = g.load_in_order(4, &a, 0b1000_0000_0000_0000_0101, |l, b| {
+        let c = g.load_one_buffer(4, &a, 0b1000_0000_0000_0000_0101, |l, b| {
             got.push((l, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
         });
         // Lanes 0, 2 and 19: 0x10_0fc0, 0x10_0fc8 (one sector), 0x10_100c
@@ -1182,27 +1276,59 @@ mod tests {
         // Lanes repeating an address count its bytes once.
         let mut r = [0u32; 64];
         r[..4].copy_from_slice(&[0x10_0000, 0x10_0000, 0x10_0040, 0x10_0040]);
-        let c = g.load_in_order(4, &r, 0xf, |_, _| {});
+        let c = g.load_one_buffer(4, &r, 0xf, |_, _| {});
         let want = Coalescing {
             sectors: 2,
             lines: 1,
             requested_bytes: 8,
         };
         assert_eq!(c, Some(want));
-        // Out of order, misaligned, or leaving the buffer: not at once,
-        // and nothing written.
-        for bad in [
-            [0x10_0004, 0x10_0000],
-            [0x10_0000, 0x10_0006],
-            [0x10_1ffc, 0x10_2000],
-        ] {
+        // Misaligned, or leaving the buffer: not at once, and nothing
+        // written.
+        for bad in [[0x10_0000, 0x10_0006], [0x10_1ffc, 0x10_2000]] {
             let mut r = [0u32; 64];
             r[..2].copy_from_slice(&bad);
-            assert_eq!(g.store_in_order(4, &r, 0b11, |_| [9, 0, 0, 0]), None);
+            assert_eq!(g.store_one_buffer(4, &r, 0b11, |_, d| d.fill(9)), None);
         }
         for addr in [0x10_0000, 0x10_0004, 0x10_1ffc] {
             assert_eq!(g.word(addr), Some(0));
         }
+        // Out of address order, across both pages and back, with lane 3
+        // storing lane 0's address after it: at once, in lane order (lane
+        // 3's word wins), counted as `coalesce` counts the lanes sorted
+        // (by hand: 0x10_0000 and 0x10_0004 share a sector; 0x10_0040
+        // is a second sector of line 0x10_0000; 0x10_1000 a third sector
+        // and second line; 4 distinct words, 16 bytes).
+        let mut r = [0u32; 64];
+        r[..4].copy_from_slice(&[0x10_0004, 0x10_1000, 0x10_0040, 0x10_0004]);
+        r[4] = 0x10_0000;
+        let c = g.store_one_buffer(4, &r, 0b1_1111, |l, d| {
+            put_words(d, &[10 + l as u32, 0, 0, 0])
+        });
+        let want = Coalescing {
+            sectors: 3,
+            lines: 2,
+            requested_bytes: 16,
+        };
+        assert_eq!(c, Some(want));
+        let mut accesses: Vec<(u32, u32)> = r[..5].iter().map(|&a| (a, 4)).collect();
+        assert_eq!(coalesce(&mut accesses), want);
+        assert_eq!(g.word(0x10_0004), Some(13));
+        assert_eq!(g.word(0x10_1000), Some(11));
+        assert_eq!(g.word(0x10_0040), Some(12));
+        assert_eq!(g.word(0x10_0000), Some(14));
+        let mut got = Vec::new();
+        let c = g.load_one_buffer(4, &r, 0b1_0110, |l, b| {
+            got.push((l, u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        });
+        // Lanes 1, 2, 4: three sectors, two lines, 12 bytes.
+        let want = Coalescing {
+            sectors: 3,
+            lines: 2,
+            requested_bytes: 12,
+        };
+        assert_eq!(c, Some(want));
+        assert_eq!(got, vec![(1, 11), (2, 12), (4, 14)]);
     }
 
     #[test]
