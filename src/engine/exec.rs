@@ -908,7 +908,19 @@ fn shared_words<const N: usize>(
 ) -> MemEffect {
     let mut vals: Lanes = [0; 64];
     let mut ok: u64 = 0;
-    for l in lanes(on_n) {
+    // Every lane at once where none faults (the usual case).
+    let at_once = match env.shared.as_deref_mut() {
+        Some(m) if store => {
+            let r = row::<N>(w, reg).unwrap_or(&[]);
+            m.store_words(a, on_n, |l| r.get(l).copied().unwrap_or(0))
+        }
+        Some(m) => m.load_words(a, on_n, &mut vals),
+        None => false,
+    };
+    if at_once {
+        ok = on_n;
+    }
+    for l in lanes(if at_once { 0 } else { on_n }) {
         let result = match env.shared.as_deref_mut() {
             None => Err(FaultKind::SharedOutOfBounds),
             Some(m) if store => m.write_u32(a[l], w.reg(reg, l as u32)),

@@ -643,6 +643,68 @@ impl SharedMemory {
         self.bytes[a..a + data.len()].copy_from_slice(data);
         Ok(())
     }
+
+    /// Whether the 4-byte words at `addrs[l]` for the lanes of `on` are
+    /// all aligned and inside: then none of them faults. One pass over
+    /// every lane, masked, with no branch a lane (it vectorises).
+    fn words_fit(&self, addrs: &[u32; 64], on: u64) -> bool {
+        let (mut bits, mut high) = (0u32, 0u32);
+        for (l, &a) in addrs.iter().enumerate() {
+            let a = a & 0u32.wrapping_sub((on >> l) as u32 & 1);
+            bits |= a;
+            high = high.max(a);
+        }
+        bits % 4 == 0 && u64::from(high) + 4 <= u64::from(self.size)
+    }
+
+    /// [`SharedMemory::read_u32`] of every lane of `on` at once, into
+    /// `out[l]`, when none of them faults; `false`, reading nothing,
+    /// otherwise (then each lane goes on its own, with its fault).
+    pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32; 64]) -> bool {
+        if !self.words_fit(addrs, on) {
+            return false;
+        }
+        let mut rest = on;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize % 64;
+            rest &= rest - 1;
+            let a = addrs[l] as usize;
+            // Memory never written reads zero.
+            out[l] = self
+                .bytes
+                .get(a..a + 4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u32::from_le_bytes);
+        }
+        true
+    }
+
+    /// [`SharedMemory::write_u32`] of every lane of `on` at once, lane `l`
+    /// storing `vals(l)`, in lane order (a lane storing at an earlier
+    /// lane's address wins), when none of them faults; `false`, writing
+    /// nothing, otherwise.
+    pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: impl Fn(usize) -> u32) -> bool {
+        if !self.words_fit(addrs, on) {
+            return false;
+        }
+        if self.bytes.is_empty() {
+            self.bytes = vec![0; self.size as usize];
+        }
+        let mut rest = on;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize % 64;
+            rest &= rest - 1;
+            let a = addrs[l] as usize;
+            if let Some(b) = self
+                .bytes
+                .get_mut(a..a + 4)
+                .and_then(|b| <&mut [u8; 4]>::try_from(b).ok())
+            {
+                *b = vals(l).to_le_bytes();
+            }
+        }
+        true
+    }
 }
 
 /// How one warp-wide global access maps onto sectors and lines.
@@ -767,10 +829,14 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
         return Some(1);
     }
     let stride = i64::from(words[1] / 4) - i64::from(words[0] / 4);
-    let even = words
-        .windows(2)
-        .all(|p| i64::from(p[1] / 4) - i64::from(p[0] / 4) == stride);
-    if !even {
+    // Word indices are below 2^30, so their differences lie within
+    // +-2^30 and equal ones are equal as wrapped `u32`s: one pass with no
+    // early exit, which vectorises.
+    let step = (words[1] / 4).wrapping_sub(words[0] / 4);
+    let uneven = words.iter().zip(&words[1..]).fold(0, |acc, (&p, &a)| {
+        acc | ((a / 4).wrapping_sub(p / 4) ^ step)
+    });
+    if uneven != 0 {
         return None;
     }
     if stride == 0 {
@@ -982,14 +1048,15 @@ mod tests {
         // address order, and past 64 banks.
         // Shapes: any words over any lanes; a stride (negative too) over a
         // run of consecutive lanes, the closed-form path; the same stride
-        // over any lanes.
+        // over any lanes; any words over a run of consecutive lanes (the
+        // closed form must refuse them unless they happen to be strided).
         #[test]
         fn word_bank_passes_count_each_banks_distinct_words(
             words in proptest::collection::vec(0u32..512, 64),
             lanes: u64,
             banks in 1u32..=80,
             in_order: bool,
-            shape in 0u8..3,
+            shape in 0u8..4,
             (start, stride) in (0u32..512, -70i64..70),
             (lo, len) in (0u32..64, 0u32..=64),
         ) {
@@ -998,12 +1065,12 @@ mod tests {
             if in_order {
                 words.sort_unstable();
             }
-            if shape > 0 {
+            if shape == 1 || shape == 2 {
                 for (l, w) in words.iter_mut().enumerate() {
                     *w = (5000 + i64::from(start) + stride * l as i64) as u32;
                 }
             }
-            if shape == 1 {
+            if shape == 1 || shape == 3 {
                 let len = len.min(64 - lo);
                 lanes = if len == 64 { u64::MAX } else { ((1u64 << len) - 1) << lo };
             }
@@ -1018,6 +1085,52 @@ mod tests {
             let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
             let mut s = Vec::new();
             proptest::prop_assert_eq!(word_bank_passes(&addrs, lanes, banks, &mut s), want);
+        }
+
+        // Shared words at once against each lane on its own (`read_u32`,
+        // `write_u32` in lane order): the same words, the same memory, and
+        // refused (changing nothing) exactly when some lane would fault.
+        #[test]
+        fn shared_words_at_once_match_lane_by_lane(
+            words in proptest::collection::vec(0u32..64, 64),
+            on: u64,
+            bad in proptest::option::weighted(0.3, (0usize..64, proptest::bool::ANY)),
+            written: bool,
+        ) {
+            // 256 bytes: 64 words.
+            let mut m = SharedMemory::new(256);
+            if written {
+                for k in 0..64u32 {
+                    m.write_u32(4 * k, 7 * k + 1).expect("in bounds");
+                }
+            }
+            let mut addrs = [0u32; 64];
+            for (a, &w) in addrs.iter_mut().zip(&words) {
+                *a = 4 * w;
+            }
+            // One lane misaligned, or past the end.
+            if let Some((l, misaligned)) = bad {
+                addrs[l] = if misaligned { addrs[l] + 2 } else { 256 };
+            }
+            let lanes: Vec<usize> = (0..64).filter(|l| on >> l & 1 != 0).collect();
+            let each: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| m.read_u32(addrs[l])).collect();
+            let fits = each.iter().all(Result::is_ok);
+            let mut out = [0u32; 64];
+            proptest::prop_assert_eq!(m.load_words(&addrs, on, &mut out), fits);
+            if fits {
+                let got: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| Ok(out[l])).collect();
+                proptest::prop_assert_eq!(got, each);
+            }
+            let mut reference = m.clone();
+            if fits {
+                for &l in &lanes {
+                    reference.write_u32(addrs[l], 1000 + l as u32).expect("fits");
+                }
+            }
+            proptest::prop_assert_eq!(m.store_words(&addrs, on, |l| 1000 + l as u32), fits);
+            for k in 0..64u32 {
+                proptest::prop_assert_eq!(m.read_u32(4 * k), reference.read_u32(4 * k));
+            }
         }
 
         // The one-buffer paths against the lane-by-lane reference: each
