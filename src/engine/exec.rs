@@ -908,15 +908,17 @@ fn shared_words<const N: usize>(
 ) -> MemEffect {
     let mut vals: Lanes = [0; 64];
     let mut ok: u64 = 0;
-    // Every lane at once where none faults (the usual case).
-    let at_once = match env.shared.as_deref_mut() {
-        Some(m) if store => {
-            let r = row::<N>(w, reg).unwrap_or(&[]);
-            m.store_words(a, on_n, |l| r.get(l).copied().unwrap_or(0))
-        }
-        Some(m) => m.load_words(a, on_n, &mut vals),
-        None => false,
-    };
+    // Every lane at once where none faults (the usual case); with no lane
+    // on, nothing to do (and no memory to allocate for a store).
+    let at_once = on_n != 0
+        && match env.shared.as_deref_mut() {
+            Some(m) if store => {
+                let r = row::<N>(w, reg).unwrap_or(&[]);
+                m.store_words(a, on_n, |l| r.get(l).copied().unwrap_or(0))
+            }
+            Some(m) => m.load_words(a, on_n, &mut vals),
+            None => false,
+        };
     if at_once {
         ok = on_n;
     }
