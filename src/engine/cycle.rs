@@ -269,29 +269,27 @@ impl State {
             // Per-thread initial values, when the kernel has any.
             let inits = kernel.inits();
             if !inits.is_empty() {
-                for lane in 0..threads {
-                    let tid =
-                        u64::from(block) * u64::from(block_dim) + u64::from(first_thread + lane);
-                    let ids = ThreadIds {
-                        tid,
-                        lane,
-                        warp: u64::from(gid),
-                        block: u64::from(block),
-                        ntid: block_dim,
-                        nthreads: launch.threads(),
-                    };
-                    for init in inits {
-                        let v = init.source.value(&ids);
-                        match init.target {
-                            InitTarget::Reg(r) => {
-                                if let Some(x) = warp
-                                    .regs
-                                    .get_mut(usize::from(r) * w as usize + lane as usize)
-                                {
-                                    *x = v;
-                                }
+                let first = ThreadIds {
+                    tid: u64::from(block) * u64::from(block_dim) + u64::from(first_thread),
+                    lane: 0,
+                    warp: u64::from(gid),
+                    block: u64::from(block),
+                    ntid: block_dim,
+                    nthreads: launch.threads(),
+                };
+                let mut values = [0u32; 64];
+                let values = &mut values[..(threads as usize).min(64)];
+                for init in inits {
+                    init.source.values(&first, values);
+                    match init.target {
+                        InitTarget::Reg(r) => {
+                            let row = usize::from(r) * w as usize;
+                            if let Some(x) = warp.regs.get_mut(row..row + values.len()) {
+                                x.copy_from_slice(values);
                             }
-                            InitTarget::Pred(p) => {
+                        }
+                        InitTarget::Pred(p) => {
+                            for (lane, &v) in values.iter().enumerate() {
                                 if v != 0 {
                                     warp.preds[usize::from(p) % 7] |= 1 << lane;
                                 }

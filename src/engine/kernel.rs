@@ -228,6 +228,26 @@ pub trait ThreadInit: Send + Sync + fmt::Debug {
     /// The 32-bit value thread `ids` starts with (a predicate: nonzero is
     /// true).
     fn value(&self, ids: &ThreadIds) -> u32;
+
+    /// The values of `out.len()` consecutive threads of one warp, the
+    /// first `first` (each next one has the next `tid` and `lane`), as
+    /// [`ThreadInit::value`] gives them; asked once per warp at launch. An
+    /// implementation may work them out together.
+    fn values(&self, first: &ThreadIds, out: &mut [u32]) {
+        each_thread(self, first, out);
+    }
+}
+
+/// [`ThreadInit::values`] one thread at a time, through
+/// [`ThreadInit::value`].
+pub fn each_thread<I: ThreadInit + ?Sized>(init: &I, first: &ThreadIds, out: &mut [u32]) {
+    for (k, o) in (0u32..).zip(out.iter_mut()) {
+        *o = init.value(&ThreadIds {
+            tid: first.tid + u64::from(k),
+            lane: first.lane + k,
+            ..*first
+        });
+    }
 }
 
 /// One register or predicate every thread starts with.

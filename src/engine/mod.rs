@@ -49,7 +49,7 @@ pub use config::{
 };
 pub use kernel::{
     BufferSpec, DEFAULT_LOCAL_BYTES, Dim3, ElemType, InitTarget, InitialValue, Kernel, Launch,
-    MAX_LOCAL_BYTES, SHARED_RESERVED_SM90, ThreadIds, ThreadInit,
+    MAX_LOCAL_BYTES, SHARED_RESERVED_SM90, ThreadIds, ThreadInit, each_thread,
 };
 pub use link::Decoded;
 pub use link::constant_key;

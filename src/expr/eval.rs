@@ -251,6 +251,9 @@ pub(super) struct Spine {
     /// `x * a + b` for the leaf's integer `x` (identity: `(1, 0)`).
     affine: (i64, i64),
     steps: Vec<Step>,
+    /// [`Spine::never_fails`], worked out once: a run of points
+    /// ([`Spine::eval_run`]) is evaluated step by step only then.
+    safe: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -350,11 +353,14 @@ impl Spine {
                 other => other,
             })
             .collect();
-        Some(Spine {
+        let mut spine = Spine {
             leaf,
             affine,
             steps,
-        })
+            safe: false,
+        };
+        spine.safe = spine.never_fails();
+        Some(spine)
     }
 
     /// Whether no evaluation can fail, whatever the variables: every step
@@ -441,5 +447,157 @@ impl Spine {
             };
         }
         Some(v)
+    }
+    /// The values at `out.len()` consecutive points, written into `out` as
+    /// bits: at point `k`, each variable of `advancing` (a mask of
+    /// [`super::Var`] bits) is its `env` value plus `k`, the others their
+    /// `env` value. Returns whether the values are floats (`f64` bits) or
+    /// integers (`i64` bits); a spine's type is known from its leaf on.
+    ///
+    /// Each step runs over every point before the next, with the operation
+    /// picked once, not once a point; each typed loop does what
+    /// [`binary`] and [`unary`] do for those operand types, and the others
+    /// call them. `None` (with `out` unspecified) when some point could
+    /// fail ([`Spine::never_fails`] is false): the caller evaluates point
+    /// by point for the located error.
+    pub(super) fn eval_run(
+        &self,
+        code: &Code,
+        env: &Env,
+        advancing: u16,
+        out: &mut [u64],
+    ) -> Option<bool> {
+        if !self.safe {
+            return None;
+        }
+        let at = |var: super::Var, k: usize| {
+            let step = i64::from(advancing & var.bit() != 0);
+            env.get(var).wrapping_add(step.wrapping_mul(k as i64))
+        };
+        let mut float = match self.leaf {
+            Leaf::Var(var) => {
+                let (a, b) = self.affine;
+                let x0 = env.get(var);
+                let step = i64::from(advancing & var.bit() != 0);
+                for (k, o) in out.iter_mut().enumerate() {
+                    let x = x0.wrapping_add(step.wrapping_mul(k as i64));
+                    *o = x.wrapping_mul(a).wrapping_add(b) as u64;
+                }
+                false
+            }
+            Leaf::Rand(seed) => {
+                for (k, o) in out.iter_mut().enumerate() {
+                    let index = code.rand_index.map_or(0, |var| at(var, k)) as u64;
+                    *o = rand_unit(seed, index).to_bits();
+                }
+                true
+            }
+        };
+        for &step in &self.steps {
+            float = run_step(step, float, out)?;
+        }
+        Some(float)
+    }
+}
+
+/// The value `bits` hold in a run of `float` or integer values.
+#[inline(always)]
+fn value_of(bits: u64, float: bool) -> Value {
+    if float {
+        Value::Float(f64::from_bits(bits))
+    } else {
+        Value::Int(bits as i64)
+    }
+}
+
+/// One step of a never-failing spine over a run of values (see
+/// [`Spine::eval_run`]); returns whether the results are floats.
+fn run_step(step: Step, float: bool, col: &mut [u64]) -> Option<bool> {
+    use BinOp::{Add, Div, Mul, Rem, Sub};
+    let int_map = |col: &mut [u64], f: &dyn Fn(i64) -> i64| {
+        for x in col.iter_mut() {
+            *x = f(*x as i64) as u64;
+        }
+    };
+    match step {
+        // Integer arithmetic by an integer constant, as `binary` does it
+        // (a divisor is neither 0 nor, for `/`, -1: the spine is safe).
+        Step::RemInt(m) if !float => {
+            for x in col.iter_mut() {
+                *x = (*x as i64).wrapping_rem(m) as u64;
+            }
+            Some(false)
+        }
+        Step::Left(op @ (Add | Sub | Mul), Value::Int(c)) if !float => {
+            match op {
+                Add => int_map(col, &|x| x.wrapping_add(c)),
+                Sub => int_map(col, &|x| x.wrapping_sub(c)),
+                _ => int_map(col, &|x| x.wrapping_mul(c)),
+            }
+            Some(false)
+        }
+        Step::Right(op @ (Add | Sub | Mul), Value::Int(c)) if !float => {
+            match op {
+                Add => int_map(col, &|x| c.wrapping_add(x)),
+                Sub => int_map(col, &|x| c.wrapping_sub(x)),
+                _ => int_map(col, &|x| c.wrapping_mul(x)),
+            }
+            Some(false)
+        }
+        // Float arithmetic: either side a float, both as doubles, in the
+        // operands' order (`v op c` or `c op v`). A divisor here is a
+        // nonzero constant (a safe spine divides by no variable).
+        Step::Left(op @ (Add | Sub | Mul | Div | Rem), c)
+            if float || matches!(c, Value::Float(_)) =>
+        {
+            let y = c.as_f64();
+            let f = |x: u64| value_of(x, float).as_f64();
+            for x in col.iter_mut() {
+                let v = f(*x);
+                *x = match op {
+                    Add => v + y,
+                    Sub => v - y,
+                    Mul => v * y,
+                    Div => v / y,
+                    _ => v % y,
+                }
+                .to_bits();
+            }
+            Some(true)
+        }
+        Step::Right(op @ (Add | Sub | Mul), c) if float || matches!(c, Value::Float(_)) => {
+            let y = c.as_f64();
+            for x in col.iter_mut() {
+                let v = value_of(*x, float).as_f64();
+                *x = match op {
+                    Add => y + v,
+                    Sub => y - v,
+                    _ => y * v,
+                }
+                .to_bits();
+            }
+            Some(true)
+        }
+        // The rest (comparisons, bitwise operators, shifts, unary
+        // operators, integer division) through the interpreter's own
+        // functions, a value at a time.
+        _ => {
+            let mut out_float = float;
+            for x in col.iter_mut() {
+                let v = value_of(*x, float);
+                let r = match step {
+                    Step::RemInt(m) => binary(BinOp::Rem, v, Value::Int(m)),
+                    Step::Left(op, c) => binary(op, v, c),
+                    Step::Right(op, c) => binary(op, c, v),
+                    Step::Unary(op) => unary(op, v),
+                }
+                .ok()?;
+                (*x, out_float) = match r {
+                    Value::Int(i) => (i as u64, false),
+                    Value::Float(f) => (f.to_bits(), true),
+                };
+            }
+            Some(out_float)
+        }
     }
 }

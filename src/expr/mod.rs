@@ -318,6 +318,27 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+/// What the bits of an [`Expr::eval_run`] hold: every value of a run is
+/// of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// `i64` bits, each a [`Value::Int`].
+    Int,
+    /// `f64` bits, each a [`Value::Float`].
+    Float,
+}
+
+impl Run {
+    /// The value bits `bits` of this kind stand for.
+    #[inline(always)]
+    pub fn value(self, bits: u64) -> Value {
+        match self {
+            Run::Int => Value::Int(bits as i64),
+            Run::Float => Value::Float(f64::from_bits(bits)),
+        }
+    }
+}
+
 /// A parsed expression, ready to evaluate many times.
 ///
 /// It is a compact tree in one vector (children before parents), evaluated
@@ -351,6 +372,22 @@ impl Expr {
             return Ok(v);
         }
         self.interpret(env)
+    }
+
+    /// Evaluates at `out.len()` consecutive points at once, the common
+    /// `init:` and `inputs:` forms step by step over all of them: at point
+    /// `k`, the variables of `advancing` have their `env` value plus `k`
+    /// (a buffer's `i`; a warp's `tid` and `lane`), the others their `env`
+    /// value. The values go into `out` as bits, and the result says which
+    /// kind they all are: [`Run::Float`] (`f64` bits) or [`Run::Int`]
+    /// (`i64` bits), each the value [`Expr::eval`] gives at that point.
+    ///
+    /// `None` when the expression is not such a chain, or some point could
+    /// fail: evaluate point by point then, with [`Expr::eval`].
+    pub fn eval_run(&self, env: &Env, advancing: &[Var], out: &mut [u64]) -> Option<Run> {
+        let mask = advancing.iter().fold(0, |m, v| m | v.bit());
+        let float = self.spine.as_ref()?.eval_run(&self.code, env, mask, out)?;
+        Some(if float { Run::Float } else { Run::Int })
     }
 
     /// [`Expr::eval`] by walking the tree: the reference the chain form

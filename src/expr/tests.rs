@@ -296,10 +296,23 @@ fn bits(r: &Result<Value, EvalError>) -> Result<(bool, u64), EvalError> {
 /// constants on either side, integer and float, that can fail (`% 0`,
 /// `/ 0`, a float shifted, a shift past 63).
 fn chain_expr() -> impl Strategy<Value = String> {
-    let leaf = prop_oneof![
-        Just("i".to_string()),
-        (-3i64..1000).prop_map(|s| format!("rand({s})")),
-    ];
+    chain_of(prop_oneof![Just("i".to_string())])
+}
+
+/// [`chain_expr`] over the variables an input reads.
+fn input_chain_expr() -> impl Strategy<Value = String> {
+    chain_of(prop_oneof![
+        Just("tid".to_string()),
+        Just("lane".to_string()),
+        Just("warp".to_string()),
+        Just("block".to_string()),
+        Just("nthreads".to_string()),
+    ])
+}
+
+/// Chains of `var` or `rand(seed)` under operations with constants.
+fn chain_of(var: impl Strategy<Value = String> + 'static) -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![var, (-3i64..1000).prop_map(|s| format!("rand({s})")),];
     let constant = prop_oneof![
         (-70i64..70).prop_map(|c| c.to_string()),
         Just("9223372036854775807".to_string()),
@@ -348,6 +361,63 @@ proptest! {
             prop_assert_eq!(bits(&got), bits(&e.interpret(&env)), "{} at i = {}", src, i);
             // An expression said never to fail does not.
             prop_assert!(!e.never_fails() || got.is_ok(), "{} fails at i = {}", src, i);
+        }
+    }
+}
+
+proptest! {
+    // The reference is `Expr::eval` point by point (itself held to the
+    // interpreter above): a run gives the same value at every point, or
+    // declines (`None`) where some point could fail.
+    #[test]
+    fn a_run_of_elements_evaluates_as_each_element(
+        src in chain_expr(),
+        start in prop_oneof![0i64..5000, any::<i64>()],
+        n in 0usize..70,
+    ) {
+        let e = Expr::parse(&src, &Vars::buffer_init()).expect("parses");
+        let env = Env::launch(256, 4096).with(Var::I, start);
+        let mut run = vec![0u64; n];
+        let got = e.eval_run(&env, &[Var::I], &mut run);
+        prop_assert_eq!(got.is_some(), e.never_fails(), "{} runs or declines", src);
+        if let Some(kind) = got {
+            for (k, &b) in run.iter().enumerate() {
+                let at = env.with(Var::I, start.wrapping_add(k as i64));
+                prop_assert_eq!(
+                    bits(&Ok(kind.value(b))),
+                    bits(&e.eval(&at)),
+                    "{} at i = {} + {}", src, start, k
+                );
+            }
+        }
+    }
+
+    // The same for a warp's inputs, whose `tid` and `lane` advance
+    // together while `warp`, `block` and the launch stay.
+    #[test]
+    fn a_run_of_threads_evaluates_as_each_thread(
+        src in input_chain_expr(),
+        tid in 0u64..1_000_000,
+        n in 1usize..=32,
+    ) {
+        let e = Expr::parse(&src, &Vars::inputs()).expect("parses");
+        let ctx = |tid: u64| ThreadCtx {
+            tid,
+            lane: (tid % 32) as u32,
+            warp: tid / 32,
+            block: tid / 128,
+            ntid: 128,
+            nthreads: 1 << 20,
+        };
+        let first = tid - tid % 32;
+        let mut run = vec![0u64; n];
+        if let Some(kind) = e.eval_run(&Env::thread(&ctx(first)), &[Var::Tid, Var::Lane], &mut run) {
+            for (k, &b) in run.iter().enumerate() {
+                let at = Env::thread(&ctx(first + k as u64));
+                prop_assert_eq!(bits(&Ok(kind.value(b))), bits(&e.eval(&at)), "{} at tid {}", src, first + k as u64);
+            }
+        } else {
+            prop_assert!(!e.never_fails(), "{} declines a run but never fails", src);
         }
     }
 }

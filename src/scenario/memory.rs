@@ -6,7 +6,7 @@ use super::error::{Pos, SourceFile};
 use super::raw::{Node, Ordered, RawBuffer};
 use super::values::{self, literal};
 use super::{BufferSpec, ElemType, LaunchSpec, LoadError, leaf};
-use crate::expr::{Env, Value, Var, Vars};
+use crate::expr::{Env, Run, Value, Var, Vars};
 
 /// Base address of the first buffer. Low addresses stay unmapped, so a null
 /// or small bogus pointer faults.
@@ -319,25 +319,90 @@ fn contents(
             };
             let expr = values::parse_expr(src, leaf, text, vars, &init_key)?;
             let env = Env::launch(launch.block_dim, launch.threads());
-            // A constant fills; otherwise one evaluation per element.
-            let fixed = if expr.is_constant() {
-                Some(expr.eval(&env))
-            } else {
-                None
+            let eval_error = |i: u32, e: &crate::expr::EvalError| {
+                values::eval_error(src, leaf, text, &init_key, e, &format!("element i = {i}"))
             };
-            for i in 0..p.len {
-                let v = match &fixed {
-                    Some(r) => r.clone(),
-                    None => expr.eval(&env.with(Var::I, i64::from(i))),
-                };
-                let bits = v.and_then(|v| element_bits(p.ty, v)).map_err(|e| {
-                    values::eval_error(src, leaf, text, &init_key, &e, &format!("element i = {i}"))
-                })?;
-                push(&mut bytes, bits);
+            // A constant fills (an empty buffer evaluates nothing).
+            if expr.is_constant() {
+                if p.len == 0 {
+                    return Ok(bytes);
+                }
+                let bits = expr
+                    .eval(&env)
+                    .and_then(|v| element_bits(p.ty, v))
+                    .map_err(|e| eval_error(0, &e))?;
+                for _ in 0..p.len {
+                    push(&mut bytes, bits);
+                }
+                return Ok(bytes);
+            }
+            // Otherwise a run of elements at a time, step by step over the
+            // run where the expression is a chain that cannot fail
+            // (`Expr::eval_run`); else, or where an element does not fit
+            // the type, one evaluation per element, which also finds the
+            // error to report.
+            let mut run = vec![0u64; (p.len as usize).min(RUN)];
+            let mut i = 0u32;
+            while i < p.len {
+                let n = (p.len - i).min(RUN as u32);
+                let run = &mut run[..n as usize];
+                let at = env.with(Var::I, i64::from(i));
+                let done = expr
+                    .eval_run(&at, &[Var::I], run)
+                    .is_some_and(|kind| push_run(&mut bytes, p.ty, kind, run));
+                if !done {
+                    bytes.truncate(i as usize * size);
+                    for i in i..i + n {
+                        let v = expr.eval(&env.with(Var::I, i64::from(i)));
+                        let bits = v
+                            .and_then(|v| element_bits(p.ty, v))
+                            .map_err(|e| eval_error(i, &e))?;
+                        push(&mut bytes, bits);
+                    }
+                }
+                i += n;
             }
         }
     }
     Ok(bytes)
+}
+
+/// Elements of an `init:` expression evaluated as one run
+/// ([`crate::expr::Expr::eval_run`]).
+const RUN: usize = 4096;
+
+/// Appends a run of values (`kind` bits) as elements of type `ty`, as
+/// [`element_bits`] converts each. False, having appended some, where an
+/// element does not fit the type: the caller redoes the run one element
+/// at a time, for the error.
+fn push_run(bytes: &mut Vec<u8>, ty: ElemType, kind: Run, run: &[u64]) -> bool {
+    let start = bytes.len();
+    let size = ty.size() as usize;
+    bytes.resize(start + run.len() * size, 0);
+    let Some(out) = bytes.get_mut(start..) else {
+        return false;
+    };
+    // The common 4-byte cases with the conversion picked once; each is
+    // what `element_bits` does for that type and kind.
+    let words = |out: &mut [u8], f: &dyn Fn(u64) -> u32| {
+        for (o, &b) in out.chunks_exact_mut(4).zip(run) {
+            o.copy_from_slice(&f(b).to_le_bytes());
+        }
+    };
+    match (ty, kind) {
+        (ElemType::F32, Run::Float) => words(out, &|b| Run::Float.value(b).to_f32_bits()),
+        (ElemType::F32, Run::Int) => words(out, &|b| Run::Int.value(b).to_f32_bits()),
+        (ElemType::U32 | ElemType::I32, Run::Int) => words(out, &|b| b as u32),
+        _ => {
+            for (o, &b) in out.chunks_exact_mut(size).zip(run) {
+                let Ok(bits) = element_bits(ty, kind.value(b)) else {
+                    return false;
+                };
+                o.copy_from_slice(&bits.to_le_bytes()[..size]);
+            }
+        }
+    }
+    true
 }
 
 /// One literal element: 64-bit types take any 64-bit integer (signed or

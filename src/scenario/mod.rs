@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use crate::asm::Program;
 use crate::engine::{ConfigError, Kernel, Launch, Machine, MachineConfig, ThreadIds, ThreadInit};
-use crate::expr::{Env, Expr, ThreadCtx};
+use crate::expr::{Env, Expr, ThreadCtx, Var};
 
 pub use cuda::{CompiledNote, CudaSource};
 pub use memory::{BUFFER_GAP, FIRST_BASE, MAX_MEMORY};
@@ -129,6 +129,38 @@ impl ThreadInit for InputSpec {
                 nthreads: ids.nthreads,
             },
         )
+    }
+
+    /// A chain that cannot fail (`Expr::eval_run`) goes step by step over
+    /// the warp's threads, whose `tid` and `lane` advance together.
+    fn values(&self, first: &ThreadIds, out: &mut [u32]) {
+        let mut run = [0u64; 64];
+        let run = &mut run[..out.len().min(64)];
+        let kind = match &self.source {
+            InputSource::Expr(e) => {
+                let ctx = ThreadCtx {
+                    tid: first.tid,
+                    lane: first.lane,
+                    warp: first.warp,
+                    block: first.block,
+                    ntid: first.ntid,
+                    nthreads: first.nthreads,
+                };
+                e.eval_run(&Env::thread(&ctx), &[Var::Tid, Var::Lane], run)
+            }
+            InputSource::List(_) => None,
+        };
+        let Some(kind) = kind.filter(|_| run.len() == out.len()) else {
+            crate::engine::each_thread(self, first, out);
+            return;
+        };
+        for (o, &b) in out.iter_mut().zip(run.iter()) {
+            let v = kind.value(b);
+            *o = match self.target {
+                InputTarget::Reg(_) => v.to_reg_bits(),
+                InputTarget::Pred(_) => v.to_pred(),
+            };
+        }
     }
 }
 

@@ -167,6 +167,26 @@ fn inputs_per_thread() {
     assert_eq!(at(2, 3), 0x10_000C);
     // P0 = lane < 16.
     assert_eq!((at(3, 15), at(3, 16)), (1, 0));
+    // A warp's values at once, as its block launches (the chains step
+    // over the 32 threads together), are the same as thread by thread:
+    // lanes 8..12 of the one warp.
+    let first = ThreadIds {
+        tid: 8,
+        lane: 8,
+        warp: 0,
+        block: 0,
+        ntid: 32,
+        nthreads: 32,
+    };
+    let warp = |input: usize| {
+        let mut out = [0u32; 4];
+        ThreadInit::values(&s.inputs[input], &first, &mut out);
+        out
+    };
+    assert_eq!(warp(0), [0, 1, 0, 1]);
+    assert_eq!(warp(1), [5, 1, 1, 1]);
+    assert_eq!(warp(2), [0x10_0020, 0x10_0024, 0x10_0028, 0x10_002C]);
+    assert_eq!(warp(3), [1, 1, 1, 1]);
 }
 
 #[test]
@@ -468,6 +488,47 @@ program: EXIT
     // -1, -2 as i16: 0xffff, 0xfffe.
     assert_eq!(s.buffers[2].init, [0xff, 0xff, 0xfe, 0xff]);
     assert_eq!(s.buffers[3].init, [0xff; 8]);
+}
+
+#[test]
+fn init_expressions_of_every_type_hold_past_a_run_of_elements() {
+    // 5000 elements: the first 4096 are one run, the rest another. Each
+    // value by hand, at an element of the second run.
+    let s = load(
+        "name: t
+memory:
+  a: {type: u32, len: 5000, init: \"(i * 37) % 4096\"}
+  b: {type: f32, len: 5000, init: \"0.25 + (i % 7)\"}
+  c: {type: u16, len: 5000, init: \"i * 3\"}
+  d: {type: i64, len: 5000, init: \"-i\"}
+  e: {type: f64, len: 5000, init: \"rand(5)\"}
+  f: {type: u8, len: 5000, init: \"i % 256\"}
+  g: {type: f32, len: 5000, init: \"i / 2\"}
+program: EXIT
+",
+    );
+    let at = |b: usize, i: usize| {
+        let size = s.buffers[b].ty.size() as usize;
+        let mut v = [0u8; 8];
+        v[..size].copy_from_slice(&s.buffers[b].init[i * size..(i + 1) * size]);
+        u64::from_le_bytes(v)
+    };
+    // 4100 x 37 = 151,700 = 37 x 4096 + 148.
+    assert_eq!(at(0, 4100), 148);
+    // 4099 = 585 x 7 + 4: 4.25.
+    assert_eq!(at(1, 4099), u64::from(4.25f32.to_bits()));
+    assert_eq!(at(2, 4500), 13_500);
+    assert_eq!(at(3, 4097), (-4097i64) as u64);
+    assert_eq!(at(4, 4098), crate::expr::rand_unit(5, 4098).to_bits());
+    // 4353 = 17 x 256 + 1.
+    assert_eq!(at(5, 4353), 1);
+    // Integer division: 4097 / 2 = 2048, stored as a float.
+    assert_eq!(at(6, 4097), u64::from(2048.0f32.to_bits()));
+    // And one value of each from the first run.
+    assert_eq!(
+        [at(0, 3), at(2, 7), at(3, 1), at(5, 300)],
+        [111, 21, u64::MAX, 44]
+    );
 }
 
 #[test]
