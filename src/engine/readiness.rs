@@ -52,10 +52,24 @@ impl State {
         // its readiness once the stall count runs out is known now. Ready
         // then, it is filed as eligible from that cycle, and the wake-up
         // only sets its bit.
+        //
+        // So does an `its` warp whose running lanes are one group: no
+        // other group can be picked instead, and, waiting out its stall
+        // count, it is charged `wait` at that group's pc, as here. (Only
+        // its own issue moves its lanes; lanes of it waiting at a block
+        // barrier hold that barrier until this group arrives too.)
         let at = w.stall_until.max(next);
         let ready = match &w.conv {
             // No MUFU pipe limit is passed: a MUFU next is excluded.
             Convergence::Stack(_) if !w.at_bar => {
+                match readiness(code, w, at, 0, sh.cfg.group_policy) {
+                    Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
+                        Some((pc, lanes))
+                    }
+                    _ => None,
+                }
+            }
+            Convergence::Its(its) if !w.at_bar && its.groups.len() == 1 => {
                 match readiness(code, w, at, 0, sh.cfg.group_policy) {
                     Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
                         Some((pc, lanes))
@@ -417,7 +431,7 @@ fn its_readiness(
         let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
         let pc = (0..64)
             .find(|&l| live >> l & 1 != 0)
-            .map_or(0, |l| its.pc[l]);
+            .map_or(0, |l| its.lane_pc(l));
         let reason = if at_bar {
             Reason::Barrier
         } else {

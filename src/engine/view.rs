@@ -314,7 +314,7 @@ impl Machine {
                 None,
             ),
             Convergence::Its(its) => (
-                live.then_some(its.pc[lane as usize]),
+                live.then_some(its.lane_pc(lane as usize)),
                 Some(its.wait[lane as usize])
                     .filter(|&x| live && x != convergence::LaneWait::Running)
                     .map(LaneWait::from),

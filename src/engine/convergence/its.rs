@@ -50,9 +50,15 @@ pub enum SyncPoint {
 }
 
 /// Per-lane pcs and convergence barriers of one warp.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A lane in a group is at that group's pc; `pc` holds the pc of every
+/// other lane (waiting, exited or faulted), and is brought up to date for
+/// the lanes of the groups only when the groups are rebuilt
+/// ([`ItsState::refresh`]) or lose lanes, so that moving a group moves one
+/// number, not a pc per lane. [`ItsState::lane_pc`] reads a lane's pc.
+#[derive(Debug, Clone)]
 pub struct ItsState {
-    pub pc: [u32; 64],
+    pc: [u32; 64],
     pub wait: [LaneWait; 64],
     /// The mask each lane waiting at `WARPSYNC` named.
     pub warpsync_mask: [u64; 64],
@@ -69,6 +75,23 @@ pub struct ItsState {
     pub groups: Vec<(u32, u64)>,
 }
 
+/// Equal when every lane is at the same pc and the rest is the same
+/// (`pc` itself may hold stale entries for the lanes of groups).
+impl PartialEq for ItsState {
+    fn eq(&self, other: &Self) -> bool {
+        (0..64).all(|l| self.lane_pc(l) == other.lane_pc(l))
+            && self.wait == other.wait
+            && self.warpsync_mask == other.warpsync_mask
+            && self.released == other.released
+            && self.waiting_mask == other.waiting_mask
+            && self.barriers == other.barriers
+            && self.current == other.current
+            && self.groups == other.groups
+    }
+}
+
+impl Eq for ItsState {}
+
 impl ItsState {
     pub fn new(launched: u64) -> Self {
         let mut s = ItsState {
@@ -83,6 +106,24 @@ impl ItsState {
         };
         s.refresh(launched);
         s
+    }
+
+    /// Lane `l`'s pc.
+    pub fn lane_pc(&self, l: usize) -> u32 {
+        let bit = 1u64.checked_shl(l as u32).unwrap_or(0);
+        self.groups
+            .iter()
+            .find(|g| g.1 & bit != 0)
+            .map_or(self.pc.get(l).copied().unwrap_or(0), |g| g.0)
+    }
+
+    /// Writes the pc of every lane of a group into `pc`.
+    fn settle_pcs(&mut self) {
+        for &(pc, mask) in &self.groups {
+            for l in lanes(mask) {
+                self.pc[l] = pc;
+            }
+        }
     }
 
     /// Lanes waiting for anything, or for one kind of thing.
@@ -110,6 +151,10 @@ impl ItsState {
     pub fn retain_live(&mut self, live: u64) {
         if self.groups.iter().any(|g| g.1 & !live != 0) {
             for g in &mut self.groups {
+                // The lanes leaving keep their pc.
+                for l in lanes(g.1 & !live) {
+                    self.pc[l] = g.0;
+                }
                 g.1 &= live;
             }
             self.groups.retain(|g| g.1 != 0);
@@ -124,6 +169,7 @@ impl ItsState {
 
     /// Recomputes the groups from the lanes.
     pub fn refresh(&mut self, live: u64) {
+        self.settle_pcs();
         self.groups.clear();
         for l in lanes(live) {
             if self.wait[l] != LaneWait::Running {
@@ -145,19 +191,32 @@ impl ItsState {
         }
     }
 
-    /// Moves lanes to `pc`, keeping the groups up to date.
+    /// Moves lanes to `pc`, keeping the groups up to date: the running
+    /// lanes join the group at `pc`; a waiting lane's own pc moves.
     pub fn set_pc(&mut self, lanes_mask: u64, pc: u32) {
         if lanes_mask == 0 {
             return;
         }
-        for l in lanes(lanes_mask) {
+        for l in lanes(lanes_mask & self.waiting_mask) {
             self.pc[l] = pc;
+        }
+        let running = lanes_mask & !self.waiting_mask;
+        // A whole group moving where no other group is (the usual issue
+        // of a converged warp): its pc alone changes.
+        if let Some(i) = self.groups.iter().position(|g| g.1 == running)
+            && running == lanes_mask
+            && !self.groups.iter().any(|g| g.0 == pc)
+        {
+            self.groups[i].0 = pc;
+            if self.groups.len() > 1 {
+                self.groups.sort_unstable_by_key(|g| g.0);
+            }
+            return;
         }
         for g in &mut self.groups {
             g.1 &= !lanes_mask;
         }
         self.groups.retain(|g| g.1 != 0);
-        let running = lanes_mask & !self.waiting_mask;
         if running != 0 {
             match self.groups.binary_search_by_key(&pc, |g| g.0) {
                 Ok(i) => self.groups[i].1 |= running,
@@ -402,7 +461,7 @@ pub(crate) fn its_control(
     if live != 0 && its.groups.is_empty() && at_bar == 0 {
         // Name the file lines where the lanes wait.
         let mut lines: Vec<u32> = lanes(live)
-            .filter_map(|l| code.get(its.pc[l] as usize))
+            .filter_map(|l| code.get(its.lane_pc(l) as usize))
             .map(|d| sh.kernel.source_line(d.instr.line))
             .collect();
         lines.sort_unstable();
@@ -507,6 +566,42 @@ mod tests {
         assert_eq!(s.release(0b111), 0);
         // Lane 2 exits: everyone left has arrived.
         assert_eq!(s.release(0b011), 0b001);
+    }
+
+    #[test]
+    fn every_lane_reads_its_own_pc_however_its_group_moved() {
+        let pcs = |s: &ItsState| (0..4).map(|l| s.lane_pc(l)).collect::<Vec<_>>();
+        // Four lanes at 0 move together to 3 (the group's pc alone moves),
+        // then lanes 0 and 1 branch to 7.
+        let mut s = ItsState::new(0b1111);
+        s.set_pc(0b1111, 3);
+        assert_eq!(pcs(&s), [3, 3, 3, 3]);
+        s.set_pc(0b0011, 7);
+        assert_eq!(s.groups, vec![(3, 0b1100), (7, 0b0011)]);
+        // Lanes 2 and 3 reach a block barrier at 3: they keep that pc
+        // while waiting, and the groups are rebuilt without them.
+        s.bar_arrive(0b1100);
+        s.refresh(0b1111);
+        assert_eq!(s.groups, vec![(7, 0b0011)]);
+        s.set_pc(0b0011, 8);
+        assert_eq!(pcs(&s), [8, 8, 3, 3]);
+        // Lane 1 exits at 8: it stays there once its group moves on.
+        s.retain_live(0b1101);
+        s.set_pc(0b0001, 9);
+        assert_eq!(pcs(&s), [9, 8, 3, 3]);
+        // The barrier releases its lanes past it, to 4; rebuilt, the
+        // groups are the lanes' pcs.
+        s.bar_release(0b1101);
+        s.refresh(0b1101);
+        assert_eq!(pcs(&s), [9, 8, 4, 4]);
+        assert_eq!(s.groups, vec![(4, 0b1100), (9, 0b0001)]);
+        // Equal states: the same pc for every lane, however reached.
+        let mut t = ItsState::new(0b1111);
+        t.set_pc(0b1111, 3);
+        let mut u = ItsState::new(0b1111);
+        u.set_pc(0b0011, 3);
+        u.set_pc(0b1100, 3);
+        assert_eq!(t, u);
     }
 
     #[test]
