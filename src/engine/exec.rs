@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 
 use crate::asm::ir::{
-    AtomOp, Cmp, Combine, MemRef, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round, SpecialReg, Src,
-    UPT, URZ, Width,
+    AtomOp, Cmp, Combine, MemRef, MufuOp, MulMode, Op, PT, PredSrc, RZ, RegSrc, Round, SpecialReg,
+    Src, UPT, URZ, Width,
 };
 use crate::isa::semantics::{self, canon};
 
@@ -1192,6 +1192,34 @@ impl<const N: usize> Datapath<'_, '_, N> {
         fetch::<N>(self.w, sa, a, float);
         for l in 0..n {
             r[l] = f(a[l]);
+        }
+        write::<N>(self.w, d, r, self.on);
+    }
+
+    /// `MUFU`: `d = f(a)` on the lanes that are on alone (each is a libm
+    /// call or a division), the function picked once, not once a lane.
+    #[inline(always)]
+    pub(crate) fn mufu(&mut self, d: u8, sa: Src, func: MufuOp) {
+        let n = lanes_of::<N>(self.w);
+        let on = self.on & lane_mask(n as u32);
+        let [a, _, _, r, _] = &mut self.env.scratch.lanes;
+        fetch::<N>(self.w, sa, a, true);
+        #[inline(always)]
+        fn each(r: &mut Lanes, a: &Lanes, on: u64, f: impl Fn(u32) -> u32) {
+            for l in lanes(on) {
+                r[l] = f(a[l]);
+            }
+        }
+        use semantics::mufu;
+        match func {
+            MufuOp::Ex2 => each(r, a, on, |a| mufu(MufuOp::Ex2, a)),
+            MufuOp::Lg2 => each(r, a, on, |a| mufu(MufuOp::Lg2, a)),
+            MufuOp::Rcp => each(r, a, on, |a| mufu(MufuOp::Rcp, a)),
+            MufuOp::Rsq => each(r, a, on, |a| mufu(MufuOp::Rsq, a)),
+            MufuOp::Sqrt => each(r, a, on, |a| mufu(MufuOp::Sqrt, a)),
+            MufuOp::Sin => each(r, a, on, |a| mufu(MufuOp::Sin, a)),
+            MufuOp::Cos => each(r, a, on, |a| mufu(MufuOp::Cos, a)),
+            MufuOp::Rcp64h => each(r, a, on, |a| mufu(MufuOp::Rcp64h, a)),
         }
         write::<N>(self.w, d, r, self.on);
     }

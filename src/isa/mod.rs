@@ -680,7 +680,7 @@ macro_rules! opcode_table {
                     let a = o.fsrc()?;
                 }
                 regs { rw.def(d); rw.src(a); }
-                exec lanes { x.fetched1(true, d, a, |a| semantics::mufu(func, a)) }
+                exec lanes { x.mufu(d, a, func) }
 
             /// `SHF.{L|R}[.W].{U32|S32|U64}[.HI] d, lo, s, hi`: a funnel shift of
             /// the 64-bit `hi:lo` (see `semantics::shf`).
