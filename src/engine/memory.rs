@@ -579,15 +579,31 @@ pub fn put_words(dst: &mut [u8], ws: &[u32; 4]) {
 /// One block's shared memory, allocated on first use.
 #[derive(Debug, Clone, Default)]
 pub struct SharedMemory {
+    /// The bytes up to the highest written so far (rounded up to
+    /// [`SHARED_GROWTH`]); every byte past them reads zero. So a block
+    /// that writes little of a large allocation zeroes little.
     bytes: Vec<u8>,
     size: u32,
 }
+
+/// Shared memory is held in steps of this many bytes as it is written.
+const SHARED_GROWTH: usize = 256;
 
 impl SharedMemory {
     pub fn new(size: u32) -> Self {
         SharedMemory {
             bytes: Vec::new(),
             size,
+        }
+    }
+
+    /// Holds bytes up to `end` (at most the block's size; past what is
+    /// held, every byte reads zero).
+    #[inline]
+    fn hold(&mut self, end: usize) {
+        if end > self.bytes.len() {
+            let to = end.next_multiple_of(SHARED_GROWTH).min(self.size as usize);
+            self.bytes.resize(to.max(end), 0);
         }
     }
 
@@ -624,9 +640,7 @@ impl SharedMemory {
     #[inline]
     pub fn write_u32(&mut self, addr: u32, v: u32) -> Result<(), FaultKind> {
         let a = self.check(addr, 4)?;
-        if self.bytes.is_empty() {
-            self.bytes = vec![0; self.size as usize];
-        }
+        self.hold(a + 4);
         if let Some(&mut [ref mut b0, ref mut b1, ref mut b2, ref mut b3]) =
             self.bytes.get_mut(a..a + 4)
         {
@@ -637,9 +651,7 @@ impl SharedMemory {
 
     pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), FaultKind> {
         let a = self.check(addr, data.len() as u32)?;
-        if self.bytes.is_empty() {
-            self.bytes = vec![0; self.size as usize];
-        }
+        self.hold(a + data.len());
         self.bytes[a..a + data.len()].copy_from_slice(data);
         Ok(())
     }
@@ -647,21 +659,23 @@ impl SharedMemory {
     /// Whether the 4-byte words at `addrs[l]` for the lanes of `on` are
     /// all aligned and inside: then none of them faults. One pass over
     /// every lane, masked, with no branch a lane (it vectorises).
-    fn words_fit(&self, addrs: &[u32; 64], on: u64) -> bool {
+    /// Returns the end of the highest word when they fit.
+    fn words_fit(&self, addrs: &[u32; 64], on: u64) -> Option<usize> {
         let (mut bits, mut high) = (0u32, 0u32);
         for (l, &a) in addrs.iter().enumerate() {
             let a = a & 0u32.wrapping_sub((on >> l) as u32 & 1);
             bits |= a;
             high = high.max(a);
         }
-        bits % 4 == 0 && u64::from(high) + 4 <= u64::from(self.size)
+        let end = u64::from(high) + 4;
+        (bits % 4 == 0 && end <= u64::from(self.size)).then_some(end as usize)
     }
 
     /// [`SharedMemory::read_u32`] of every lane of `on` at once, into
     /// `out[l]`, when none of them faults; `false`, reading nothing,
     /// otherwise (then each lane goes on its own, with its fault).
     pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32; 64]) -> bool {
-        if !self.words_fit(addrs, on) {
+        if self.words_fit(addrs, on).is_none() {
             return false;
         }
         let mut rest = on;
@@ -684,12 +698,10 @@ impl SharedMemory {
     /// lane's address wins), when none of them faults; `false`, writing
     /// nothing, otherwise.
     pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: impl Fn(usize) -> u32) -> bool {
-        if !self.words_fit(addrs, on) {
+        let Some(end) = self.words_fit(addrs, on) else {
             return false;
-        }
-        if self.bytes.is_empty() {
-            self.bytes = vec![0; self.size as usize];
-        }
+        };
+        self.hold(end);
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
@@ -938,6 +950,35 @@ fn bank_passes_sorted(accesses: &[(u32, u32)], banks: u32, scratch: &mut Vec<(u3
 mod tests {
     use super::*;
     use crate::engine::ElemType;
+
+    #[test]
+    fn shared_memory_holds_up_to_its_highest_write() {
+        // 16 KiB reserved; a word at 8 holds the first 256 bytes only.
+        let mut m = SharedMemory::new(16 << 10);
+        assert_eq!(m.read_u32(8), Ok(0));
+        assert!(m.bytes.is_empty());
+        m.write_u32(8, 5).unwrap();
+        assert_eq!(m.bytes.len(), 256);
+        // Past what is held reads zero; a write at 4000 holds up to 4096
+        // (4004 rounded up to 256), keeping the word at 8.
+        assert_eq!(m.read_u32(4000), Ok(0));
+        m.write_u32(4000, 7).unwrap();
+        assert_eq!(m.bytes.len(), 4096);
+        assert_eq!((m.read_u32(8), m.read_u32(4000)), (Ok(5), Ok(7)));
+        // A whole warp's words at once, the highest at 16380: the end.
+        let mut addrs = [0u32; 64];
+        addrs[3] = 16380;
+        assert!(m.store_words(&addrs, 0b1000, |_| 9));
+        assert_eq!((m.bytes.len(), m.read_u32(16380)), (16 << 10, Ok(9)));
+        // Never past the block's size, which need not be a multiple of 256.
+        let mut m = SharedMemory::new(1000);
+        let mut out = [0u8; 8];
+        m.write(992, &[1; 8]).unwrap();
+        assert_eq!(m.bytes.len(), 1000);
+        m.read(992, &mut out).unwrap();
+        assert_eq!(out, [1; 8]);
+        assert_eq!(m.write_u32(1000, 1), Err(FaultKind::SharedOutOfBounds));
+    }
 
     #[test]
     fn sixteen_consecutive_words_in_one_line_are_one_transaction() {
