@@ -112,9 +112,16 @@ impl HazardTables {
             }
         }
         let tab = table as usize;
-        for (l, x) in self.cells[tab][span].iter_mut().take(64).enumerate() {
-            if lanes >> l & 1 != 0 {
-                *x = v;
+        let cells = &mut self.cells[tab][span];
+        let all = crate::engine::warp::lane_mask(cells.len().min(64) as u32);
+        if lanes & all == all {
+            // Every lane (the usual converged issue): one fill.
+            cells.fill(v);
+        } else {
+            let mut rest = lanes & all;
+            while rest != 0 {
+                cells[rest.trailing_zeros() as usize] = v;
+                rest &= rest - 1;
             }
         }
         let peak = &mut self.peak[tab][row];
