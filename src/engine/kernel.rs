@@ -266,7 +266,9 @@ pub struct Kernel {
     constants: BTreeMap<u32, u32>,
     latency: Latency,
     launch: Launch,
-    buffers: Vec<BufferSpec>,
+    /// Shared with the scenario that built the kernel (and with the
+    /// kernels linked for its other machines): the bytes are not copied.
+    buffers: Arc<[BufferSpec]>,
     inits: Vec<InitialValue>,
     first_line: u32,
     local_bytes: u32,
@@ -289,7 +291,7 @@ impl Kernel {
             constants,
             latency: *latency,
             launch,
-            buffers: Vec::new(),
+            buffers: Arc::new([]),
             inits: Vec::new(),
             first_line: 1,
             local_bytes: DEFAULT_LOCAL_BYTES,
@@ -309,8 +311,8 @@ impl Kernel {
     }
 
     /// The global buffers, laid out at their base addresses.
-    pub fn with_buffers(mut self, buffers: Vec<BufferSpec>) -> Kernel {
-        self.buffers = buffers;
+    pub fn with_buffers(mut self, buffers: impl Into<Arc<[BufferSpec]>>) -> Kernel {
+        self.buffers = buffers.into();
         self
     }
 

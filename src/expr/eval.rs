@@ -514,33 +514,29 @@ fn value_of(bits: u64, float: bool) -> Value {
 /// [`Spine::eval_run`]); returns whether the results are floats.
 fn run_step(step: Step, float: bool, col: &mut [u64]) -> Option<bool> {
     use BinOp::{Add, Div, Mul, Rem, Sub};
-    let int_map = |col: &mut [u64], f: &dyn Fn(i64) -> i64| {
+    #[inline(always)]
+    fn map(col: &mut [u64], f: impl Fn(i64) -> i64) {
         for x in col.iter_mut() {
             *x = f(*x as i64) as u64;
         }
-    };
+    }
     match step {
         // Integer arithmetic by an integer constant, as `binary` does it
-        // (a divisor is neither 0 nor, for `/`, -1: the spine is safe).
+        // (a divisor is neither 0 nor, for `/`, -1: the spine is safe);
+        // wrapping `+` and `*` are the same either way round.
         Step::RemInt(m) if !float => {
-            for x in col.iter_mut() {
-                *x = (*x as i64).wrapping_rem(m) as u64;
-            }
+            map(col, |x| x.wrapping_rem(m));
             Some(false)
         }
-        Step::Left(op @ (Add | Sub | Mul), Value::Int(c)) if !float => {
-            match op {
-                Add => int_map(col, &|x| x.wrapping_add(c)),
-                Sub => int_map(col, &|x| x.wrapping_sub(c)),
-                _ => int_map(col, &|x| x.wrapping_mul(c)),
-            }
-            Some(false)
-        }
-        Step::Right(op @ (Add | Sub | Mul), Value::Int(c)) if !float => {
-            match op {
-                Add => int_map(col, &|x| c.wrapping_add(x)),
-                Sub => int_map(col, &|x| c.wrapping_sub(x)),
-                _ => int_map(col, &|x| c.wrapping_mul(x)),
+        Step::Left(op @ (Add | Sub | Mul), Value::Int(c))
+        | Step::Right(op @ (Add | Sub | Mul), Value::Int(c))
+            if !float =>
+        {
+            match (op, matches!(step, Step::Left(..))) {
+                (Add, _) => map(col, |x| x.wrapping_add(c)),
+                (Mul, _) => map(col, |x| x.wrapping_mul(c)),
+                (_, true) => map(col, |x| x.wrapping_sub(c)),
+                (_, false) => map(col, |x| c.wrapping_sub(x)),
             }
             Some(false)
         }

@@ -77,7 +77,8 @@ pub(super) fn load(text: &str, origin: Origin) -> Result<Scenario, LoadError> {
 
     let mut machine = machine::load_machine(&src, raw.machine.as_ref())?;
     let launch = machine::load_launch(&src, raw.launch.as_ref(), &machine)?;
-    let buffers = memory::load_memory(&src, raw.memory.as_ref(), &launch)?;
+    let buffers: Arc<[BufferSpec]> =
+        memory::load_memory(&src, raw.memory.as_ref(), &launch)?.into();
     // Before any per-thread input or buffer image is built.
     let launch_pos = raw.launch.as_ref().map_or(Pos::top(), Pos::of);
     budget::check_launch(
@@ -320,7 +321,7 @@ pub(super) fn kernel(
     machine: &MachineSpec,
     launch: &LaunchSpec,
     constants: &BTreeMap<u32, u32>,
-    buffers: &[BufferSpec],
+    buffers: &Arc<[BufferSpec]>,
     inputs: &[InputSpec],
 ) -> Result<Kernel, LoadError> {
     let k = Kernel::link(
@@ -331,7 +332,8 @@ pub(super) fn kernel(
     )
     .map_err(|e| program::map_error(src, program_text, anchor, &e))?;
     let k = inputs.iter().fold(
-        k.with_buffers(buffers.to_vec()).with_first_line(anchor.0),
+        k.with_buffers(Arc::clone(buffers))
+            .with_first_line(anchor.0),
         |k, i| k.with_init(i.target, Arc::new(i.clone())),
     );
     Ok(k)

@@ -244,7 +244,7 @@ pub struct Scenario {
     /// Constant bank 0, byte offset to value. `0x0`, `0x4`, `0x8` hold the
     /// block dimensions and `0xc` the grid size unless the file gives them.
     pub constants: BTreeMap<u32, u32>,
-    pub buffers: Vec<BufferSpec>,
+    pub buffers: Arc<[BufferSpec]>,
     pub inputs: Vec<InputSpec>,
     /// The program text as written.
     pub program_text: String,
