@@ -212,6 +212,13 @@ impl State {
                     Convergence::Stack(st)
                 }
                 (Model::Stack, _) => Convergence::Stack(SimtStack::new(launched)),
+                (Model::Its, Some(old @ Convergence::Its(_))) => {
+                    let mut its = std::mem::replace(old, Convergence::Stack(SimtStack::default()));
+                    if let Convergence::Its(st) = &mut its {
+                        st.reset(launched);
+                    }
+                    its
+                }
                 (Model::Its, _) => Convergence::Its(Box::new(ItsState::new(launched))),
             };
             let mut sb = spare

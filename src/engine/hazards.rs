@@ -13,22 +13,25 @@ use crate::asm::ir::{Op, PRED_BASE, UREG_BASE};
 /// cycle its latest write lands ([`Table::Ready`]) and the cycle a store
 /// finishes reading it ([`Table::Read`]).
 ///
-/// A row holds values only once the warp wrote it: a row it never wrote
-/// reads as all zero (ready since before the launch), so launching a warp
-/// clears one bit a row instead of zeroing both tables, and a warp reuses a
-/// finished one's tables. Each row also keeps the latest cycle any of its
-/// lanes was set to, so the common check (every lane is ready) looks at
-/// one number, not at every lane.
+/// A row is *uniform* while every lane holds the same cycle, its peak: the
+/// usual case, since a converged issue writes every lane. A uniform row
+/// keeps that one number and no lane values; only a write to some lanes
+/// spells the row out lane by lane, and a later write to every lane makes
+/// it uniform again. A warp starts with every row uniform at zero (ready
+/// since before the launch), so launching one zeroes a number a row, not
+/// both tables, and a warp reuses a finished one's tables.
 #[derive(Debug, Clone, Default)]
 pub struct HazardTables {
     /// Lanes per row.
     width: usize,
-    /// `Table::Ready` then `Table::Read`, row after row of `width` lanes.
+    /// `Table::Ready` then `Table::Read`, row after row of `width` lanes;
+    /// a uniform row's lanes hold nothing meaningful.
     cells: [Vec<u64>; 2],
-    /// Per table and row: no lane of the row holds a later cycle.
+    /// Per table and row: no lane of the row holds a later cycle, and a
+    /// uniform row's every lane holds this one.
     peak: [Vec<u64>; 2],
-    /// Bit `r`: row `r` of both tables holds values.
-    written: Vec<u64>,
+    /// Per table, bit `r`: row `r` is uniform.
+    uniform: [Vec<u64>; 2],
 }
 
 /// Which of a warp's two hazard tables.
@@ -40,6 +43,25 @@ enum Table {
     Read = 1,
 }
 
+/// One row of a table as [`HazardTables::later_than`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Row<'a> {
+    /// Every lane holds this cycle.
+    Uniform(u64),
+    /// Each lane's own cycle.
+    Lanes(&'a [u64]),
+}
+
+impl Row<'_> {
+    /// Lane `l`'s cycle.
+    fn at(self, l: usize) -> u64 {
+        match self {
+            Row::Uniform(v) => v,
+            Row::Lanes(cells) => cells.get(l).copied().unwrap_or(0),
+        }
+    }
+}
+
 impl HazardTables {
     /// Empty tables: nothing is checked.
     pub fn none() -> Self {
@@ -47,16 +69,17 @@ impl HazardTables {
     }
 
     /// Tables for `regs` registers and the 8 predicates of a `width`-lane
-    /// warp, every row reading zero; `old`'s allocations are reused.
+    /// warp, every row uniform at zero; `old`'s allocations are reused.
     pub fn new(mut old: HazardTables, regs: usize, width: usize) -> Self {
         let rows = regs + 8;
-        // Values of rows not yet written are never read: no zeroing.
         for t in 0..2 {
+            // Lanes of uniform rows are never read: no zeroing.
             old.cells[t].resize(rows * width, 0);
+            old.peak[t].clear();
             old.peak[t].resize(rows, 0);
+            old.uniform[t].clear();
+            old.uniform[t].resize(rows.div_ceil(64), u64::MAX);
         }
-        old.written.clear();
-        old.written.resize(rows.div_ceil(64), 0);
         HazardTables { width, ..old }
     }
 
@@ -64,18 +87,34 @@ impl HazardTables {
         self.peak[0].len()
     }
 
-    fn is_written(&self, row: usize) -> bool {
-        self.written
+    fn is_uniform(&self, tab: usize, row: usize) -> bool {
+        self.uniform[tab]
             .get(row / 64)
             .is_some_and(|b| b >> (row % 64) & 1 != 0)
     }
 
+    fn mark_uniform(&mut self, tab: usize, row: usize, uniform: bool) {
+        if let Some(b) = self.uniform[tab].get_mut(row / 64) {
+            let bit = 1 << (row % 64);
+            if uniform { *b |= bit } else { *b &= !bit }
+        }
+    }
+
+    /// Every lane of a row: at most 64.
+    fn all_lanes(&self) -> u64 {
+        crate::engine::warp::lane_mask(self.width.min(64) as u32)
+    }
+
     /// The lanes of `row` in `table` that hold a cycle past `t` (none when
-    /// the warp never wrote the row), with the row's values.
-    fn later_than(&self, table: Table, row: usize, t: u64) -> Option<(u64, &[u64])> {
+    /// no lane does), with the row's values.
+    fn later_than(&self, table: Table, row: usize, t: u64) -> Option<(u64, Row<'_>)> {
         let tab = table as usize;
-        if !self.is_written(row) || *self.peak[tab].get(row)? <= t {
+        let peak = *self.peak[tab].get(row)?;
+        if peak <= t {
             return None;
+        }
+        if self.is_uniform(tab, row) {
+            return Some((self.all_lanes(), Row::Uniform(peak)));
         }
         let cells = self.cells[tab].get(row * self.width..(row + 1) * self.width)?;
         let late = cells
@@ -83,7 +122,7 @@ impl HazardTables {
             .take(64)
             .enumerate()
             .fold(0, |m, (l, &v)| m | u64::from(v > t) << l);
-        Some((late, cells))
+        Some((late, Row::Lanes(cells)))
     }
 
     /// The first lane of `lanes` whose value in `row` of `table` is past
@@ -92,40 +131,44 @@ impl HazardTables {
         let (late, cells) = self.later_than(table, row, t)?;
         let late = late & lanes;
         let l = late.trailing_zeros() as usize;
-        (late != 0).then(|| (cells[l] - t, l as u32))
+        (late != 0).then(|| (cells.at(l) - t, l as u32))
     }
 
-    /// Sets the lanes of `lanes` in `row` of `table` to `v`; a row's first
-    /// write zeroes its other lanes in both tables.
-    fn set(&mut self, table: Table, row: usize, lanes: u64, v: u64) {
+    /// Sets the lanes of `lanes` in `row` of `table` to `v`. `live` are
+    /// the lanes that may still read the row (a lane that exited never
+    /// does): a write to all of them leaves the row uniform.
+    fn set(&mut self, table: Table, row: usize, lanes: u64, v: u64, live: u64) {
+        let tab = table as usize;
         let span = row * self.width..(row + 1) * self.width;
-        if self.cells[0].get(span.clone()).is_none() || row >= self.rows() {
+        if row >= self.rows() || self.cells[tab].get(span.clone()).is_none() {
             return;
         }
-        if !self.is_written(row) {
-            for t in 0..2 {
-                self.cells[t][span.clone()].fill(0);
-                self.peak[t][row] = 0;
-            }
-            if let Some(b) = self.written.get_mut(row / 64) {
-                *b |= 1 << (row % 64);
-            }
+        let all = self.all_lanes();
+        let lanes = lanes & all;
+        let live = live & all;
+        if lanes & live == live {
+            // Every lane that may read it (the usual converged issue): the
+            // row is uniform.
+            self.peak[tab][row] = v;
+            self.mark_uniform(tab, row, true);
+            return;
         }
-        let tab = table as usize;
+        if lanes == 0 {
+            return;
+        }
+        let peak = self.peak[tab][row];
+        if self.is_uniform(tab, row) {
+            // Spelled out lane by lane from here.
+            self.cells[tab][span.clone()].fill(peak);
+            self.mark_uniform(tab, row, false);
+        }
         let cells = &mut self.cells[tab][span];
-        let all = crate::engine::warp::lane_mask(cells.len().min(64) as u32);
-        if lanes & all == all {
-            // Every lane (the usual converged issue): one fill.
-            cells.fill(v);
-        } else {
-            let mut rest = lanes & all;
-            while rest != 0 {
-                cells[rest.trailing_zeros() as usize] = v;
-                rest &= rest - 1;
-            }
+        let mut rest = lanes;
+        while rest != 0 {
+            cells[rest.trailing_zeros() as usize] = v;
+            rest &= rest - 1;
         }
-        let peak = &mut self.peak[tab][row];
-        *peak = (*peak).max(v);
+        self.peak[tab][row] = peak.max(v);
     }
 }
 
@@ -227,6 +270,7 @@ pub(crate) fn record_writes(
 ) {
     let ins = &d.instr;
     let lands = t + u64::from(latency);
+    let live = w.live;
     let tables = &mut w.hazards;
     let rows = tables.rows();
     let mut waw: Option<(u16, u64, u32)> = None;
@@ -237,12 +281,12 @@ pub(crate) fn record_writes(
         {
             waw = Some((r, early_by, lane));
         }
-        tables.set(Table::Ready, row, on, lands);
+        tables.set(Table::Ready, row, on, lands, live);
     }
     if matches!(ins.op, Op::Stg { .. } | Op::Sts { .. }) {
         let done = t + u64::from(d.read_latency);
         for &r in ins.uses.iter().filter(|&&r| r < PRED_BASE) {
-            tables.set(Table::Read, hazard_row(rows, r), on, done);
+            tables.set(Table::Read, hazard_row(rows, r), on, done, live);
         }
     }
     if let Some((r, early_by, lane)) = waw {
@@ -273,18 +317,19 @@ fn hazard_row(rows: usize, r: u16) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{HazardTables, Table};
+    use super::{HazardTables, Row, Table};
 
     const LOW: u64 = 0x0000_ffff;
     const HIGH: u64 = 0xffff_0000;
+    const ALL: u64 = 0xffff_ffff;
 
     /// Tables of a warp that ran before: every row of R0..R3 written
     /// with cycle 900 in all 32 lanes of both tables.
     fn used() -> HazardTables {
         let mut t = HazardTables::new(HazardTables::none(), 4, 32);
         for row in 0..4 {
-            t.set(Table::Ready, row, u64::from(u32::MAX), 900);
-            t.set(Table::Read, row, u64::from(u32::MAX), 900);
+            t.set(Table::Ready, row, ALL, 900, ALL);
+            t.set(Table::Read, row, ALL, 900, ALL);
         }
         t
     }
@@ -297,30 +342,63 @@ mod tests {
         assert_eq!(t.later_than(Table::Read, 1, 0), None);
         // Lanes 0..15 of R1 land at 1000; lanes 16..31 keep zero, not the
         // 900 the last warp left, in both tables.
-        t.set(Table::Ready, 1, LOW, 1000);
+        t.set(Table::Ready, 1, LOW, 1000, ALL);
         assert_eq!(t.later_than(Table::Ready, 1, 10).map(|l| l.0), Some(LOW));
         assert_eq!(t.later_than(Table::Read, 1, 0), None);
-        t.set(Table::Read, 1, 1 << 20, 1000);
+        t.set(Table::Read, 1, 1 << 20, 1000, ALL);
         assert_eq!(t.later_than(Table::Read, 1, 10).map(|l| l.0), Some(1 << 20));
     }
 
     #[test]
     fn an_earlier_write_to_some_lanes_keeps_the_later_ones_late() {
         let mut t = HazardTables::new(HazardTables::none(), 4, 32);
-        t.set(Table::Ready, 2, LOW, 500);
-        t.set(Table::Ready, 2, HIGH, 100);
+        t.set(Table::Ready, 2, LOW, 500, ALL);
+        t.set(Table::Ready, 2, HIGH, 100, ALL);
         // At 200 the high lanes are ready and the low ones land at 500.
         let (late, cells) = t.later_than(Table::Ready, 2, 200).expect("late");
         assert_eq!(late, LOW);
-        assert_eq!((cells[0], cells[31]), (500, 100));
+        assert_eq!((cells.at(0), cells.at(31)), (500, 100));
         assert_eq!(t.later_than(Table::Ready, 2, 500), None);
+    }
+
+    #[test]
+    fn a_row_written_in_every_live_lane_is_one_cycle_until_some_lanes_differ() {
+        // Cycles worked by hand from the writes.
+        let mut t = HazardTables::new(used(), 4, 32);
+        t.set(Table::Ready, 0, ALL, 300, ALL);
+        assert_eq!(
+            t.later_than(Table::Ready, 0, 299),
+            Some((ALL, Row::Uniform(300)))
+        );
+        assert_eq!(t.later_than(Table::Ready, 0, 300), None);
+        // Half the lanes land later: the row is spelled out, the other
+        // half keeps 300.
+        t.set(Table::Ready, 0, LOW, 500, ALL);
+        let (late, cells) = t.later_than(Table::Ready, 0, 400).expect("late");
+        assert_eq!((late, cells.at(0), cells.at(31)), (LOW, 500, 300));
+        assert_eq!(t.first_late(Table::Ready, 0, 299, HIGH), Some((1, 16)));
+        // Every lane again, earlier than the last: one cycle, 200.
+        t.set(Table::Ready, 0, ALL, 200, ALL);
+        assert_eq!(t.later_than(Table::Ready, 0, 200), None);
+        assert_eq!(t.first_late(Table::Ready, 0, 150, ALL), Some((50, 0)));
+        // Lanes 16..31 exited: a write to 0..15 covers every lane that
+        // can still read the row.
+        t.set(Table::Ready, 1, LOW, 700, LOW);
+        assert_eq!(t.first_late(Table::Ready, 1, 600, LOW), Some((100, 0)));
+        // Lanes 0..7 land later still; 8..15 keep 700.
+        t.set(Table::Ready, 1, 0xff, 800, LOW);
+        assert_eq!(t.first_late(Table::Ready, 1, 750, LOW), Some((50, 0)));
+        assert_eq!(t.first_late(Table::Ready, 1, 750, 0xff00), None);
+        assert_eq!(t.first_late(Table::Ready, 1, 650, 0xff00), Some((50, 8)));
+        // The other table never moved.
+        assert_eq!(t.later_than(Table::Read, 0, 0), None);
     }
 
     #[test]
     fn rows_past_the_tables_are_never_late() {
         let mut t = HazardTables::new(HazardTables::none(), 4, 32);
         // 4 registers and 8 predicates: row 12 does not exist.
-        t.set(Table::Ready, 12, LOW, 1000);
+        t.set(Table::Ready, 12, LOW, 1000, ALL);
         assert_eq!(t.later_than(Table::Ready, 12, 0), None);
         assert_eq!(t.rows(), 12);
     }

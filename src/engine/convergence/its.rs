@@ -93,6 +93,8 @@ impl PartialEq for ItsState {
 impl Eq for ItsState {}
 
 impl ItsState {
+    /// A warp's state at launch: the lanes of `launched` at pc 0, one
+    /// group, nothing waiting.
     pub fn new(launched: u64) -> Self {
         let mut s = ItsState {
             pc: [0; 64],
@@ -101,11 +103,34 @@ impl ItsState {
             released: 0,
             waiting_mask: 0,
             barriers: [ConvBarrier::default(); CONVERGENCE_BARRIERS],
-            current: Some(0),
+            current: None,
             groups: Vec::with_capacity(8),
         };
-        s.refresh(launched);
+        s.start(launched);
         s
+    }
+
+    /// [`ItsState::new`] in place, keeping the allocations: a finished
+    /// warp's state reused for the next.
+    pub fn reset(&mut self, launched: u64) {
+        self.pc = [0; 64];
+        self.wait = [LaneWait::Running; 64];
+        self.warpsync_mask = [0; 64];
+        self.released = 0;
+        self.waiting_mask = 0;
+        self.barriers = [ConvBarrier::default(); CONVERGENCE_BARRIERS];
+        self.start(launched);
+    }
+
+    /// The groups at launch, as [`ItsState::refresh`] would find them:
+    /// every launched lane is running at pc 0.
+    fn start(&mut self, launched: u64) {
+        self.groups.clear();
+        self.current = None;
+        if launched != 0 {
+            self.groups.push((0, launched));
+            self.current = Some(0);
+        }
     }
 
     /// Lane `l`'s pc.
@@ -516,6 +541,39 @@ fn sync_point(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A state reset for the next warp is the state a launch builds, and
+    /// that is what rebuilding the groups of lanes all at pc 0 finds
+    /// (the reference: every field by hand, then `refresh`).
+    #[test]
+    fn a_reset_state_is_a_launched_one() {
+        for launched in [0, 0b1, 0b1011, u64::from(u32::MAX), u64::MAX] {
+            let mut by_refresh = ItsState {
+                pc: [0; 64],
+                wait: [LaneWait::Running; 64],
+                warpsync_mask: [0; 64],
+                released: 0,
+                waiting_mask: 0,
+                barriers: [ConvBarrier::default(); CONVERGENCE_BARRIERS],
+                current: Some(0),
+                groups: Vec::new(),
+            };
+            by_refresh.refresh(launched);
+            assert_eq!(ItsState::new(launched), by_refresh, "{launched:#x}");
+            // A used state: split, a barrier set, lanes waiting.
+            let mut used = ItsState::new(u64::MAX);
+            used.bssy(1, u64::MAX, 7);
+            used.set_pc(0xff, 3);
+            used.set_pc(0xff00, 7);
+            used.refresh(u64::MAX);
+            used.arrive(u64::MAX, |pc| (pc == 7).then_some(SyncPoint::Bsync(1)));
+            used.released = 0b100;
+            assert_ne!(used, by_refresh);
+            used.reset(launched);
+            assert_eq!(used, by_refresh, "{launched:#x}");
+            assert_eq!(used.lane_pc(9), 0);
+        }
+    }
 
     #[test]
     fn groups_form_by_pc_and_merge() {
