@@ -171,6 +171,27 @@ impl ItsState {
         }
     }
 
+    /// The usual issue of an ordinary instruction at `pc` by lanes
+    /// `active`: when they are the warp's one group, all still `live`,
+    /// with nothing waiting, and the next instruction is not a sync point
+    /// (`next_syncs`), the group moves to `pc + 1` and becomes current,
+    /// which is all that the general steps (`set_pc`, `retain_live`,
+    /// `arrive`, `release`) would do. Returns false, changing nothing,
+    /// otherwise.
+    pub fn advance_alone(&mut self, pc: u32, active: u64, live: u64, next_syncs: bool) -> bool {
+        if self.waiting_mask != 0
+            || self.groups.len() != 1
+            || self.groups[0] != (pc, active)
+            || active & !live != 0
+            || next_syncs
+        {
+            return false;
+        }
+        self.groups[0].0 = pc + 1;
+        self.current = Some(pc + 1);
+        true
+    }
+
     /// Drops lanes that exited or faulted from the groups (the cheap part
     /// of [`ItsState::refresh`], enough after an ordinary issue).
     pub fn retain_live(&mut self, live: u64) {
@@ -466,8 +487,15 @@ pub(crate) fn its_control(
             its.refresh(w.live);
         }
         _ => {
-            its.set_pc(active, pc + 1);
-            its.current = Some(pc + 1);
+            let next = pc + 1;
+            let next_syncs = code
+                .get(next as usize)
+                .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }));
+            if its.advance_alone(pc, active, w.live, next_syncs) {
+                return (false, false);
+            }
+            its.set_pc(active, next);
+            its.current = Some(next);
         }
     }
     let live = w.live;
@@ -572,6 +600,60 @@ mod tests {
             used.reset(launched);
             assert_eq!(used, by_refresh, "{launched:#x}");
             assert_eq!(used.lane_pc(9), 0);
+        }
+    }
+
+    /// Whenever the one-group move applies, it leaves the state the
+    /// general steps of an ordinary issue leave (the reference: those
+    /// steps, run on a copy); otherwise it changes nothing.
+    #[test]
+    fn the_one_group_move_is_the_general_one() {
+        let split = || {
+            let mut s = ItsState::new(0xff);
+            s.set_pc(0x0f, 4);
+            s.refresh(0xff);
+            s
+        };
+        let waiting = || {
+            let mut s = ItsState::new(0xff);
+            s.bssy(0, 0xff, 9);
+            s.set_pc(0x0f, 9);
+            s.set_pc(0xf0, 4);
+            s.refresh(0xff);
+            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
+            s
+        };
+        // (state, pc, active, live, next is a sync point, applies)
+        let cases = [
+            (ItsState::new(0xff), 0, 0xff, 0xff, false, true),
+            (ItsState::new(0xff), 0, 0xff, 0xff, true, false),
+            // A lane of the group faulted: it leaves the group.
+            (ItsState::new(0xff), 0, 0xff, 0x7f, false, false),
+            // Not the group at that pc, or not all of it.
+            (ItsState::new(0xff), 3, 0xff, 0xff, false, false),
+            (ItsState::new(0xff), 0, 0x0f, 0xff, false, false),
+            (split(), 0, 0xf0, 0xff, false, false),
+            (waiting(), 4, 0xf0, 0xff, false, false),
+        ];
+        for (i, (state, pc, active, live, next_syncs, applies)) in cases.into_iter().enumerate() {
+            let mut fast = state.clone();
+            assert_eq!(
+                fast.advance_alone(pc, active, live, next_syncs),
+                applies,
+                "case {i}"
+            );
+            if !applies {
+                assert_eq!(fast, state, "case {i}");
+                continue;
+            }
+            let mut general = state.clone();
+            general.set_pc(active, pc + 1);
+            general.current = Some(pc + 1);
+            general.retain_live(live);
+            general.arrive(live, |_| None);
+            assert_eq!(general.release(live), 0);
+            assert_eq!(fast, general, "case {i}");
+            assert_eq!(fast.groups, vec![(pc + 1, active)]);
         }
     }
 
