@@ -407,7 +407,50 @@ pub(crate) fn readiness(
 
 /// [`readiness`] of a warp under the `its` model.
 #[inline(never)]
-fn its_readiness(
+pub(super) fn its_readiness(
+    code: &[Decoded],
+    w: &Warp,
+    its: &ItsState,
+    live: u64,
+    t: u64,
+    sfu_free: u64,
+    policy: GroupPolicy,
+) -> Readiness {
+    // One group that is (or follows) the lanes that issued last: no
+    // group to choose, and no lanes of it waiting elsewhere; the rule is
+    // the `stack` one at the group's pc. `its_groups_readiness` would
+    // find the same.
+    if let [(pc, lanes)] = its.groups[..]
+        && its.current.is_none_or(|c| c == pc)
+    {
+        let blocked = |reason, until| Readiness::Blocked {
+            reason,
+            labelled: reason,
+            until,
+            pc,
+        };
+        if t < w.stall_until {
+            return blocked(Reason::Wait, w.stall_until);
+        }
+        if t < w.branch_until {
+            return blocked(Reason::BranchResolving, w.branch_until);
+        }
+        return match instruction_block(code, w, pc, t, sfu_free) {
+            Some((reason, labelled, until)) => Readiness::Blocked {
+                reason,
+                labelled,
+                until,
+                pc,
+            },
+            None => Readiness::Ready { pc, lanes },
+        };
+    }
+    its_groups_readiness(code, w, its, live, t, sfu_free, policy)
+}
+
+/// [`its_readiness`] by the general rule: each group asked, and the group
+/// policy picking among the ready ones.
+pub(super) fn its_groups_readiness(
     code: &[Decoded],
     w: &Warp,
     its: &ItsState,

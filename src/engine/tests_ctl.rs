@@ -333,3 +333,89 @@ fn call_stack_forms_and_bad_operands_are_refused_at_load() {
         }
     }
 }
+
+/// The one-group rule of `its` readiness gives what the general rule
+/// (every group asked, the policy choosing) gives: the reference is the
+/// general rule, asked of every resident warp at every cycle of programs
+/// that split, call, jump through tables, wait at BSYNC, WARPSYNC and
+/// BAR.SYNC and queue for the MUFU pipe, at the cycle and later ones,
+/// with the pipe free and busy, under both group policies.
+#[test]
+fn its_readiness_of_one_group_is_the_general_rule() {
+    use super::config::GroupPolicy;
+    use super::convergence::Convergence as Conv;
+    use super::readiness::{its_groups_readiness, its_readiness};
+    let sync_and_pipe = "
+    S2R R0, SR_TID.X
+    ISETP.LT.AND P0, PT, R0, 8, PT
+    @P0 BRA skip
+    MUFU.EX2 R1, R0
+    MUFU.RSQ R2, R1
+skip:
+    WARPSYNC 0xffffffff
+    BAR.SYNC 0x0
+    MUFU.SIN R3, R0
+    EXIT
+";
+    // The taken lanes wait at BSYNC while the others queue for the pipe.
+    let wait_beside_pipe = "
+    S2R R0, SR_TID.X
+    BSSY B0, join
+    ISETP.LT.AND P0, PT, R0, 8, PT
+    @P0 BRA join
+    MUFU.EX2 R1, R0
+    MUFU.RSQ R2, R1
+join:
+    BSYNC B0
+    EXIT
+";
+    let programs = [
+        CALL,
+        SPLIT_RETURN,
+        SWITCH,
+        NESTED,
+        CONDITIONS,
+        sync_and_pipe,
+        wait_beside_pipe,
+    ];
+    let mut asked = 0;
+    let mut one_group = 0;
+    for program in programs {
+        for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
+            let launch = super::tests::two_warps();
+            let setup = kernel_with(
+                program,
+                |c| {
+                    c.convergence = Convergence::Its;
+                    c.group_policy = policy;
+                },
+                launch,
+                vec![],
+            );
+            let mut m = setup.machine();
+            while m.step() {
+                let t = m.st.cycle;
+                for w in m.st.resident() {
+                    let Conv::Its(its) = &w.conv else { continue };
+                    one_group += usize::from(its.groups.len() == 1);
+                    // Before, at and after the warp's own stalls end; the
+                    // pipe free, soon free and busy long after.
+                    let own = w.stall_until.max(w.branch_until);
+                    for at in [t, t + 1, t + 7, own] {
+                        for sfu_free in [0, t + 3, own + 50] {
+                            let code = &m.sh.code;
+                            let live = w.live();
+                            let fast = its_readiness(code, w, its, live, at, sfu_free, policy);
+                            let general =
+                                its_groups_readiness(code, w, its, live, at, sfu_free, policy);
+                            assert_eq!(fast, general, "warp {} at {at}", w.gid);
+                            asked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Both rules were asked often, and of warps that are one group.
+    assert!(asked > 1000 && one_group > 100, "{asked} {one_group}");
+}
