@@ -32,6 +32,9 @@ pub struct HazardTables {
     peak: [Vec<u64>; 2],
     /// Per table, bit `r`: row `r` is uniform.
     uniform: [Vec<u64>; 2],
+    /// Per table: no row holds a later cycle (so nothing is late at or
+    /// after it).
+    latest: [u64; 2],
 }
 
 /// Which of a warp's two hazard tables.
@@ -80,7 +83,16 @@ impl HazardTables {
             old.uniform[t].clear();
             old.uniform[t].resize(rows.div_ceil(64), u64::MAX);
         }
-        HazardTables { width, ..old }
+        HazardTables {
+            width,
+            latest: [0; 2],
+            ..old
+        }
+    }
+
+    /// No lane of any row of `table` holds a cycle past `t`.
+    fn quiet(&self, table: Table, t: u64) -> bool {
+        self.latest[table as usize] <= t
     }
 
     fn rows(&self) -> usize {
@@ -143,6 +155,7 @@ impl HazardTables {
         if row >= self.rows() || self.cells[tab].get(span.clone()).is_none() {
             return;
         }
+        self.latest[tab] = self.latest[tab].max(v);
         let all = self.all_lanes();
         let lanes = lanes & all;
         let live = live & all;
@@ -183,10 +196,14 @@ pub(crate) fn check_hazards_at(
     t: u64,
 ) {
     let ins = &d.instr;
+    let tables = &w.hazards;
+    if tables.quiet(Table::Ready, t) && tables.quiet(Table::Read, t) {
+        // Every write landed and every store finished reading.
+        return;
+    }
     let on = active & w.pred_mask(ins.guard);
     let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
         .then_some(PRED_BASE + u16::from(ins.guard.index));
-    let tables = &w.hazards;
     let rows = tables.rows();
     let first_late = |table: Table, r: u16, lanes_mask: u64| -> Option<(u64, u32)> {
         // Uniform registers and predicates have no per-lane rows.
@@ -277,6 +294,7 @@ pub(crate) fn record_writes(
     for &r in ins.defs.iter().filter(|&&r| r < UREG_BASE) {
         let row = hazard_row(rows, r);
         if waw.is_none()
+            && !tables.quiet(Table::Ready, lands)
             && let Some((early_by, lane)) = tables.first_late(Table::Ready, row, lands, on)
         {
             waw = Some((r, early_by, lane));
@@ -392,6 +410,13 @@ mod tests {
         assert_eq!(t.first_late(Table::Ready, 1, 650, 0xff00), Some((50, 8)));
         // The other table never moved.
         assert_eq!(t.later_than(Table::Read, 0, 0), None);
+        // The latest cycle of any row: 800 (R1's lanes 0..7); nothing in
+        // the read table.
+        assert!(!t.quiet(Table::Ready, 799));
+        assert!(t.quiet(Table::Ready, 800));
+        assert!(t.quiet(Table::Read, 0));
+        // A reused warp's tables start quiet.
+        assert!(HazardTables::new(t, 4, 32).quiet(Table::Ready, 0));
     }
 
     #[test]
