@@ -573,35 +573,50 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
     let window_hi = (super::DEVICE_WINDOW >> 32) as u32;
     let off = i64::from(m.offset) as u64;
     let pair = |lo: u32, hi: u32| u64::from(hi) << 32 | u64::from(lo);
-    let mut bad = 0u64;
     let uniform_pair = m.base == RZ && m.ubase != URZ;
     if !(uniform_pair || m.wide && m.base != RZ) {
         return 0;
     }
-    for l in lanes(on & lane_mask(lanes_of::<N>(w) as u32)) {
-        let a = if uniform_pair {
-            pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
-        } else {
-            // `[R8.64+UR4]` (sm_75): the uniform register added is the
-            // 64-bit pair UR4:UR5 (a pointer from `ULDC.64 UR4, ...`).
-            let u = if m.ubase == URZ {
-                0
-            } else {
-                pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
-            };
-            pair(
-                w.reg(m.base, l as u32),
-                w.reg(m.base.saturating_add(1), l as u32),
-            )
-            .wrapping_add(u)
-        };
-        let a = a.wrapping_add(off);
-        if (a >> 32) as u32 != window_hi {
-            bad |= 1 << l;
+    let n = lanes_of::<N>(w);
+    let on = on & lane_mask(n as u32);
+    if uniform_pair {
+        let a = pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1))).wrapping_add(off);
+        for l in lanes(on) {
+            out[l] = a as u32;
         }
-        out[l] = a as u32;
+        return if (a >> 32) as u32 != window_hi { on } else { 0 };
     }
-    bad
+    // `[R8.64+UR4]` (sm_75): the uniform register added is the 64-bit
+    // pair UR4:UR5 (a pointer from `ULDC.64 UR4, ...`).
+    let u = if m.ubase == URZ {
+        0
+    } else {
+        pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1)))
+    };
+    let add = u.wrapping_add(off);
+    // Every lane's register pair, read where the two rows are (a row
+    // past the registers reads zero, as `Warp::reg` does); the lanes that
+    // are off keep their address.
+    let zeros = [0u32; 64];
+    let lo_row = row::<N>(w, m.base).unwrap_or(&zeros[..n]);
+    let hi_row = row::<N>(w, m.base.saturating_add(1)).unwrap_or(&zeros[..n]);
+    let at = |l: usize| {
+        let (lo, hi) = (lo_row.get(l), hi_row.get(l));
+        pair(lo.copied().unwrap_or(0), hi.copied().unwrap_or(0)).wrapping_add(add)
+    };
+    for l in lanes(on) {
+        out[l] = at(l) as u32;
+    }
+    // Usually every lane is inside the window: one pass over the rows
+    // (which vectorises) says so.
+    let outside =
+        |(&lo, &hi): (&u32, &u32)| (pair(lo, hi).wrapping_add(add) >> 32) as u32 != window_hi;
+    if !lo_row.iter().zip(hi_row).fold(false, |b, x| b | outside(x)) {
+        return 0;
+    }
+    lanes(on)
+        .filter(|&l| (at(l) >> 32) as u32 != window_hi)
+        .fold(0, |m, l| m | 1 << l)
 }
 
 /// The `width` value at byte `byte` of word `v`, zero- or sign-extended

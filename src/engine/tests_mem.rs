@@ -334,6 +334,20 @@ fn listings_form_64_bit_global_addresses() {
     let m = run_with(prog, None, &[(0x160, BASE)], one_warp(), buffer(2));
     assert_eq!(m.final_states()[0].faulted, 0);
     assert_eq!(m.global_word(BASE + 4), Some(31));
+    // Lanes 16..31 hold an address outside the window but are off: they
+    // do not fault, and lanes 0..15 store (lane 15 last).
+    let prog = "
+        S2R R1, SR_LANEID
+        MOV R2, c[0x0][0x160]
+        MOV R3, 0x7f00
+        ISETP.GE.AND P0, PT, R1, 0x10, PT
+        @P0 MOV R3, RZ
+        @!P0 STG.E [R2.64], R1
+        EXIT
+    ";
+    let m = run_with(prog, Some(90), &[(0x160, BASE)], one_warp(), buffer(2));
+    assert_eq!(m.final_states()[0].faulted, 0);
+    assert_eq!(m.global_word(BASE), Some(15));
 }
 
 #[test]
