@@ -406,7 +406,9 @@ pub(crate) fn readiness(
 }
 
 /// [`readiness`] of a warp under the `its` model.
-#[inline(never)]
+// Inlined: the one-group rule is a few comparisons, less than a call's
+// own cost; the general rule stays a call.
+#[inline(always)]
 pub(super) fn its_readiness(
     code: &[Decoded],
     w: &Warp,
@@ -450,6 +452,7 @@ pub(super) fn its_readiness(
 
 /// [`its_readiness`] by the general rule: each group asked, and the group
 /// policy picking among the ready ones.
+#[inline(never)]
 pub(super) fn its_groups_readiness(
     code: &[Decoded],
     w: &Warp,
