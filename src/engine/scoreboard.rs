@@ -36,10 +36,25 @@ pub struct Blocking {
 }
 
 /// A warp's scoreboards.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Scoreboards {
     pending: Vec<Producer>,
+    /// Per scoreboard, the latest `done` of any producer set on it since
+    /// the last [`Scoreboards::clear`]: at least that of every pending
+    /// one, so a scoreboard whose number is at or before `t` is zero at
+    /// `t`, which [`Scoreboards::blocking`] asks first.
+    busy: [u64; SCOREBOARDS],
 }
+
+/// Two warps' scoreboards are equal when the same producers are pending:
+/// `busy` is a bound kept to answer sooner, not state.
+impl PartialEq for Scoreboards {
+    fn eq(&self, other: &Self) -> bool {
+        self.pending == other.pending
+    }
+}
+
+impl Eq for Scoreboards {}
 
 impl Scoreboards {
     /// Forgets producers that completed by cycle `t`.
@@ -53,9 +68,12 @@ impl Scoreboards {
     /// Forgets every producer, keeping the allocation (for a new warp).
     pub fn clear(&mut self) {
         self.pending.clear();
+        self.busy = [0; SCOREBOARDS];
     }
 
     pub fn set(&mut self, p: Producer) {
+        let b = &mut self.busy[usize::from(p.sb) % SCOREBOARDS];
+        *b = (*b).max(p.done);
         self.pending.push(p);
     }
 
@@ -75,28 +93,48 @@ impl Scoreboards {
 
     /// What blocks an instruction with wait mask `mask` at cycle `t`, or
     /// `None` when every scoreboard in the mask is zero.
+    #[inline]
     pub fn blocking(&self, mask: u8, t: u64) -> Option<Blocking> {
-        if mask == 0 {
+        let mut m = mask;
+        let mut latest = 0;
+        while m != 0 {
+            let sb = m.trailing_zeros() as usize;
+            m &= m - 1;
+            latest = latest.max(self.busy.get(sb).copied().unwrap_or(u64::MAX));
+        }
+        if latest <= t {
             return None;
         }
-        let mut truth: Option<Producer> = None;
-        let mut labelled: Option<Producer> = None;
-        for p in self
-            .pending
-            .iter()
-            .filter(|p| p.done > t && mask & (1 << p.sb) != 0)
-        {
-            if truth.is_none_or(|q| p.done > q.done) {
-                truth = Some(*p);
+        self.blocking_producers(mask, t)
+    }
+
+    /// [`Scoreboards::blocking`] past its first answer: the producers.
+    #[inline(never)]
+    fn blocking_producers(&self, mask: u8, t: u64) -> Option<Blocking> {
+        // Positions, not copies: the first producer completing last, and
+        // the last one issued latest.
+        let mut first = true;
+        let (mut truth, mut until) = (0, 0);
+        let (mut labelled, mut issued) = (0, 0);
+        for (i, p) in self.pending.iter().enumerate() {
+            if p.done <= t || mask & (1 << p.sb) == 0 {
+                continue;
             }
-            if labelled.is_none_or(|q| p.issued >= q.issued) {
-                labelled = Some(*p);
+            if first || p.done > until {
+                (truth, until) = (i, p.done);
             }
+            if first || p.issued >= issued {
+                (labelled, issued) = (i, p.issued);
+            }
+            first = false;
+        }
+        if first {
+            return None;
         }
         Some(Blocking {
-            until: truth?.done,
-            truth: truth?,
-            labelled: labelled?,
+            until,
+            truth: *self.pending.get(truth)?,
+            labelled: *self.pending.get(labelled)?,
         })
     }
 
@@ -184,6 +222,37 @@ mod tests {
         let b = s.blocking(0b1, 5).unwrap();
         assert_eq!(b.truth.class, Class::Global);
         assert_eq!(b.labelled.class, Class::Sfu);
+    }
+
+    #[test]
+    fn blocking_names_the_first_to_complete_last_and_the_last_issued() {
+        // By hand: on SB1, two producers complete at 300 (issued 5, then
+        // 7); on SB2, one issued at 7 completes at 50; SB3's completed.
+        let mut s = Scoreboards::default();
+        s.set(prod(1, Class::Global, 5, 300));
+        s.set(prod(1, Class::Sfu, 7, 300));
+        s.set(prod(2, Class::Shared, 7, 50));
+        s.set(prod(3, Class::Global, 1, 20));
+        let b = s.blocking(0b1110, 30).unwrap();
+        assert_eq!(
+            (b.until, b.truth.issued, b.truth.class),
+            (300, 5, Class::Global)
+        );
+        // Issued at the same cycle as the SB1 producer: the later set wins.
+        assert_eq!((b.labelled.issued, b.labelled.class), (7, Class::Shared));
+        assert_eq!(s.blocking(0b0100, 49).map(|b| b.until), Some(50));
+        assert!(s.blocking(0b0100, 50).is_none());
+        assert!(s.blocking(0b1000, 30).is_none());
+        assert!(s.blocking(0, 0).is_none());
+        // Retired or forgotten producers block nothing; new ones do.
+        s.retire(300);
+        assert!(s.blocking(0b0110, 299).is_none());
+        s.set(prod(1, Class::Sfu, 301, 320));
+        assert_eq!(s.blocking(0b0010, 301).map(|b| b.until), Some(320));
+        s.clear();
+        assert!(s.blocking(0b0010, 301).is_none());
+        s.set(prod(4, Class::Global, 400, 900));
+        assert_eq!(s.blocking(0b1_0000, 899).map(|b| b.until), Some(900));
     }
 
     #[test]
