@@ -419,10 +419,7 @@ impl State {
     /// Stops the run of an [`State::idle`] machine when no warp can ever
     /// issue again.
     pub(crate) fn check_deadlock(&mut self, sh: &Shared) {
-        let nothing_pending = self
-            .sms
-            .iter()
-            .all(|sm| sm.wheel.next_due(self.cycle).is_none());
+        let nothing_pending = self.sms.iter().all(|sm| sm.wheel.is_empty());
         if !nothing_pending {
             return;
         }

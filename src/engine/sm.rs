@@ -15,6 +15,9 @@ pub const MAX_SCHEDULERS: usize = MachineConfig::MAX_SCHEDULERS as usize;
 /// more than any stall count.
 pub const SOON: u64 = 32;
 
+// One bit of `Wheel::ready_bits` per entry of the ring.
+const _: () = assert!(SOON == u32::BITS as u64);
+
 /// A timing wheel of warp-slot masks: slot `t % WHEEL` holds the warps to
 /// re-evaluate at cycle `t`. An occupancy bitmap finds the next busy slot
 /// quickly when the whole SM is idle. Both are fixed-size arrays, so that
@@ -28,6 +31,8 @@ pub struct Wheel {
     slots: Box<[u64; WHEEL as usize]>,
     occupied: [u64; WHEEL as usize / 64],
     ready: [u64; SOON as usize],
+    /// Bit `i` set exactly when `ready[i]` is not empty.
+    ready_bits: u32,
 }
 
 impl Default for Wheel {
@@ -36,6 +41,7 @@ impl Default for Wheel {
             slots: Box::new([0; WHEEL as usize]),
             occupied: [0; WHEEL as usize / 64],
             ready: [0; SOON as usize],
+            ready_bits: 0,
         }
     }
 }
@@ -75,12 +81,18 @@ impl Wheel {
     /// re-check: as [`Wheel::file_ready`], for warps whose readiness from
     /// `at` is known now (their status may have begun earlier).
     pub fn file_ready_all(&mut self, at: u64, mask: u64) {
-        self.ready[(at % SOON) as usize] |= mask;
+        let i = (at % SOON) as usize;
+        self.ready[i] |= mask;
+        if mask != 0 {
+            self.ready_bits |= 1 << i;
+        }
     }
 
     /// Takes the warps filed ready from cycle `t`.
     pub fn take_ready(&mut self, t: u64) -> u64 {
-        std::mem::take(&mut self.ready[(t % SOON) as usize])
+        let i = (t % SOON) as usize;
+        self.ready_bits &= !(1 << i);
+        std::mem::take(&mut self.ready[i])
     }
 
     /// Takes the warps due at cycle `t`.
@@ -101,11 +113,19 @@ impl Wheel {
         self.occupied[i / 64] &= !(1 << (i % 64));
     }
 
+    /// Nothing is scheduled or filed ready: [`Wheel::next_due`] is `None`
+    /// at every cycle.
+    pub fn is_empty(&self) -> bool {
+        self.ready_bits == 0 && !self.occupied.iter().any(|&o| o != 0)
+    }
+
     /// The first cycle at or after `t` with something scheduled or filed
     /// ready. Every ready entry is within `SOON` cycles of the current
     /// cycle: no cycle is skipped past one.
     pub fn next_due(&self, t: u64) -> Option<u64> {
-        let ready = (0..SOON).find(|k| self.ready[((t + k) % SOON) as usize] != 0);
+        // The ring's entries from `t % SOON` on, in cycle order.
+        let ahead = self.ready_bits.rotate_right((t % SOON) as u32);
+        let ready = (ahead != 0).then(|| u64::from(ahead.trailing_zeros()));
         let due = self.next_scheduled(t);
         match (ready.map(|k| t + k), due) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -341,10 +361,12 @@ mod tests {
         assert_eq!(w.schedule(10, 15, 3), 15);
         assert_eq!(w.schedule(10, 5000, 4), 10 + WHEEL - 1);
         assert_eq!(w.next_due(10), Some(15));
+        assert!(!w.is_empty());
         assert_eq!(w.take(15), 1 << 3);
         assert_eq!(w.next_due(16), Some(10 + WHEEL - 1));
         assert_eq!(w.take(10 + WHEEL - 1), 1 << 4);
         assert_eq!(w.next_due(16), None);
+        assert!(w.is_empty());
         // Wrapping around the end of the wheel.
         w.schedule(1000, 1030, 1);
         assert_eq!(w.next_due(1001), Some(1030));
@@ -356,11 +378,14 @@ mod tests {
         assert_eq!(w.file_ready(100, 104, 5), 104);
         assert_eq!(w.file_ready(100, 104, 6), 104);
         assert_eq!(w.next_due(100), Some(104));
+        // Filed ready and nothing scheduled: not empty.
+        assert!(!w.is_empty());
         // Nothing ready before its cycle; both at once then, and only once.
         assert_eq!(w.take_ready(103), 0);
         assert_eq!(w.take_ready(104), 1 << 5 | 1 << 6);
         assert_eq!(w.take_ready(104), 0);
         assert_eq!(w.next_due(105), None);
+        assert!(w.is_empty());
         // Past the ring's reach: scheduled on the wheel, to be checked.
         assert_eq!(w.file_ready(100, 100 + SOON, 7), 100 + SOON);
         assert_eq!(w.take_ready(100 + SOON), 0);
@@ -371,6 +396,18 @@ mod tests {
         assert_eq!(w.next_due(200), Some(210));
         w.take(210);
         assert_eq!(w.next_due(211), Some(220));
+        w.take_ready(220);
+        assert!(w.is_empty());
+        // Across the end of the ring (60 % 32 = 28, 65 % 32 = 1), the
+        // nearest first.
+        w.file_ready(60, 65, 1);
+        w.file_ready(60, 62, 2);
+        assert_eq!(w.next_due(60), Some(62));
+        assert_eq!(w.take_ready(62), 1 << 2);
+        assert_eq!(w.next_due(63), Some(65));
+        // An empty mask files nothing.
+        w.file_ready_all(64, 0);
+        assert_eq!(w.next_due(63), Some(65));
     }
 
     #[test]
