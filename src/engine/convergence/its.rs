@@ -172,23 +172,43 @@ impl ItsState {
     }
 
     /// The usual issue of an ordinary instruction at `pc` by lanes
-    /// `active`: when they are the warp's one group, all still `live`,
-    /// with nothing waiting, and the next instruction is not a sync point
-    /// (`next_syncs`), the group moves to `pc + 1` and becomes current,
-    /// which is all that the general steps (`set_pc`, `retain_live`,
-    /// `arrive`, `release`) would do. Returns false, changing nothing,
-    /// otherwise.
-    pub fn advance_alone(&mut self, pc: u32, active: u64, live: u64, next_syncs: bool) -> bool {
-        if self.waiting_mask != 0
-            || self.groups.len() != 1
-            || self.groups[0] != (pc, active)
-            || active & !live != 0
-            || next_syncs
-        {
+    /// `active`: when they are one of the warp's groups, every lane of
+    /// every group is still `live`, nothing waits, the next instruction is
+    /// not a sync point (`next_syncs`) and no other group stands at one
+    /// (`syncs(pc)`), the group moves to `pc + 1`, merging with a group
+    /// already there, and becomes current. That is all that the general
+    /// steps (`set_pc`, `retain_live`, `arrive`, `release`) would do: no
+    /// lane leaves, none arrives anywhere, nothing is released, and no
+    /// lane's own pc is written (only lanes outside every group have one).
+    /// Groups stay sorted by pc: none lies between `pc` and `pc + 1`.
+    /// Returns false, changing nothing, otherwise.
+    pub fn advance_group(
+        &mut self,
+        pc: u32,
+        active: u64,
+        live: u64,
+        next_syncs: bool,
+        syncs: impl Fn(u32) -> bool,
+    ) -> bool {
+        if self.waiting_mask != 0 || next_syncs {
             return false;
         }
-        self.groups[0].0 = pc + 1;
-        self.current = Some(pc + 1);
+        let Some(i) = self.groups.iter().position(|&g| g == (pc, active)) else {
+            return false;
+        };
+        let all = self.groups.iter().fold(0, |m, g| m | g.1);
+        if all & !live != 0 || (self.groups.len() > 1 && self.groups.iter().any(|g| syncs(g.0))) {
+            return false;
+        }
+        let next = pc + 1;
+        match self.groups.get(i + 1) {
+            Some(g) if g.0 == next => {
+                self.groups[i + 1].1 |= active;
+                self.groups.remove(i);
+            }
+            _ => self.groups[i].0 = next,
+        }
+        self.current = Some(next);
         true
     }
 
@@ -491,7 +511,11 @@ pub(crate) fn its_control(
             let next_syncs = code
                 .get(next as usize)
                 .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }));
-            if its.advance_alone(pc, active, w.live, next_syncs) {
+            let syncs = |p: u32| {
+                code.get(p as usize)
+                    .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
+            };
+            if its.advance_group(pc, active, w.live, next_syncs, syncs) {
                 return (false, false);
             }
             its.set_pc(active, next);
@@ -603,14 +627,17 @@ mod tests {
         }
     }
 
-    /// Whenever the one-group move applies, it leaves the state the
+    /// Whenever the move of one group applies, it leaves the state the
     /// general steps of an ordinary issue leave (the reference: those
-    /// steps, run on a copy); otherwise it changes nothing.
+    /// steps, run on a copy, with the same sync points); otherwise it
+    /// changes nothing.
     #[test]
-    fn the_one_group_move_is_the_general_one() {
-        let split = || {
+    fn a_group_move_is_the_general_one() {
+        // Lanes 0-3 at pc 4, lanes 4-7 at pc 0 (or 3).
+        let split = |other: u32| {
             let mut s = ItsState::new(0xff);
             s.set_pc(0x0f, 4);
+            s.set_pc(0xf0, other);
             s.refresh(0xff);
             s
         };
@@ -623,22 +650,67 @@ mod tests {
             s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
             s
         };
-        // (state, pc, active, live, next is a sync point, applies)
+        // Lanes 4-7 stand at a BSYNC at pc 9 whose barrier they are not in:
+        // they do not wait there.
+        let passing = || {
+            let mut s = ItsState::new(0xff);
+            s.bssy(0, 0x0f, 9);
+            s.set_pc(0xf0, 9);
+            s.set_pc(0x0f, 4);
+            s.refresh(0xff);
+            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
+            s
+        };
+        // (state, pc, active, live, the BSYNC's pc, applies, groups after)
         let cases = [
-            (ItsState::new(0xff), 0, 0xff, 0xff, false, true),
-            (ItsState::new(0xff), 0, 0xff, 0xff, true, false),
+            (
+                ItsState::new(0xff),
+                0,
+                0xff,
+                0xff,
+                None,
+                true,
+                vec![(1, 0xff)],
+            ),
+            (ItsState::new(0xff), 0, 0xff, 0xff, Some(1), false, vec![]),
             // A lane of the group faulted: it leaves the group.
-            (ItsState::new(0xff), 0, 0xff, 0x7f, false, false),
-            // Not the group at that pc, or not all of it.
-            (ItsState::new(0xff), 3, 0xff, 0xff, false, false),
-            (ItsState::new(0xff), 0, 0x0f, 0xff, false, false),
-            (split(), 0, 0xf0, 0xff, false, false),
-            (waiting(), 4, 0xf0, 0xff, false, false),
+            (ItsState::new(0xff), 0, 0xff, 0x7f, None, false, vec![]),
+            // A lane of another group is gone.
+            (split(0), 0, 0xf0, 0xfe, None, false, vec![]),
+            // Not a group at that pc, or not all of it.
+            (ItsState::new(0xff), 3, 0xff, 0xff, None, false, vec![]),
+            (ItsState::new(0xff), 0, 0x0f, 0xff, None, false, vec![]),
+            // One of two groups moves, staying in pc order...
+            (
+                split(0),
+                0,
+                0xf0,
+                0xff,
+                None,
+                true,
+                vec![(1, 0xf0), (4, 0x0f)],
+            ),
+            (
+                split(0),
+                4,
+                0x0f,
+                0xff,
+                None,
+                true,
+                vec![(0, 0xf0), (5, 0x0f)],
+            ),
+            // ...or meets the other and merges.
+            (split(3), 3, 0xf0, 0xff, None, true, vec![(4, 0xff)]),
+            // Lanes wait at a BSYNC; another group stands at one.
+            (waiting(), 4, 0xf0, 0xff, Some(9), false, vec![]),
+            (passing(), 4, 0x0f, 0xff, Some(9), false, vec![]),
         ];
-        for (i, (state, pc, active, live, next_syncs, applies)) in cases.into_iter().enumerate() {
+        for (i, (state, pc, active, live, bsync, applies, after)) in cases.into_iter().enumerate() {
+            let syncs = |p: u32| Some(p) == bsync;
+            let next_syncs = syncs(pc + 1);
             let mut fast = state.clone();
             assert_eq!(
-                fast.advance_alone(pc, active, live, next_syncs),
+                fast.advance_group(pc, active, live, next_syncs, syncs),
                 applies,
                 "case {i}"
             );
@@ -650,10 +722,10 @@ mod tests {
             general.set_pc(active, pc + 1);
             general.current = Some(pc + 1);
             general.retain_live(live);
-            general.arrive(live, |_| None);
+            general.arrive(live, |p| syncs(p).then_some(SyncPoint::Bsync(0)));
             assert_eq!(general.release(live), 0);
             assert_eq!(fast, general, "case {i}");
-            assert_eq!(fast.groups, vec![(pc + 1, active)]);
+            assert_eq!(fast.groups, after, "case {i}");
         }
     }
 
