@@ -53,11 +53,14 @@ impl State {
         // then, it is filed as eligible from that cycle, and the wake-up
         // only sets its bit.
         //
-        // So does an `its` warp whose running lanes are one group: no
-        // other group can be picked instead, and, waiting out its stall
-        // count, it is charged `wait` at that group's pc, as here. (Only
-        // its own issue moves its lanes; lanes of it waiting at a block
-        // barrier hold that barrier until this group arrives too.)
+        // So does an `its` warp's: only its own issue moves its lanes
+        // (lanes of it waiting at a block barrier hold that barrier until
+        // its running groups arrive too). Waiting out its stall count, it
+        // is charged `wait` at the group it prefers, so it is filed ready
+        // here when that group, or any group with no wait, is picked then.
+        // A group at a MUFU is asked with the pipe free: it can only be
+        // kept waiting, never picked instead, by the pipe, so a pick that
+        // is not a MUFU stands.
         let at = w.stall_until.max(next);
         let ready = match &w.conv {
             // No MUFU pipe limit is passed: a MUFU next is excluded.
@@ -69,9 +72,18 @@ impl State {
                     _ => None,
                 }
             }
-            Convergence::Its(its) if !w.at_bar && its.groups.len() == 1 => {
+            Convergence::Its(its) if !w.at_bar => {
+                // Waiting out the stall count, it is charged `wait` at the
+                // group it prefers (see `its_groups_readiness`); filed
+                // ready here only when that group is the one picked then.
+                let preferred = its
+                    .current
+                    .filter(|c| its.groups.iter().any(|g| g.0 == *c))
+                    .or(its.groups.first().map(|g| g.0));
                 match readiness(code, w, at, 0, sh.cfg.group_policy) {
-                    Readiness::Ready { pc, lanes } if !code[pc as usize].is_mufu => {
+                    Readiness::Ready { pc, lanes }
+                        if !code[pc as usize].is_mufu && (at == next || Some(pc) == preferred) =>
+                    {
                         Some((pc, lanes))
                     }
                     _ => None,

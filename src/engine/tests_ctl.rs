@@ -419,3 +419,96 @@ join:
     // Both rules were asked often, and of warps that are one group.
     assert!(asked > 1000 && one_group > 100, "{asked} {one_group}");
 }
+
+/// An `its` warp filed at its issue as eligible from a later cycle (after
+/// its stall count) is what the general rule, asked at every cycle, makes
+/// it: waiting (`wait`) at the pc it is filed at until then, and ready
+/// there with the same lanes from then on. The reference is the general
+/// rule, asked of every eligible warp at every cycle of programs whose
+/// warps split into several groups that each wait out stall counts, under
+/// both group policies.
+#[test]
+fn its_warps_filed_at_issue_are_what_the_general_rule_gives() {
+    use super::config::GroupPolicy;
+    use super::convergence::Convergence as Conv;
+    use super::readiness::{Readiness, its_groups_readiness};
+    use super::warp::Status;
+    use crate::engine::stats::Reason;
+    // Each lane loops (lane % 8) + 1 times: the warp splits at each turn.
+    let divergent_loop = "
+    S2R R0, SR_TID.X
+    LOP3.LUT R5, R0, 0x7, RZ, 0xc0, !PT
+    IADD3 R5, R5, 1, RZ
+    MOV R2, RZ
+    MOV R3, RZ
+loop:
+    FFMA R3, R3, 1.5, 1.0
+    IADD3 R2, R2, 1, RZ
+    ISETP.LT.AND P0, PT, R2, R5, PT
+    @P0 BRA loop
+    IADD3 R6, R3, 1, RZ
+    EXIT
+";
+    let programs = [
+        CALL,
+        SPLIT_RETURN,
+        SWITCH,
+        NESTED,
+        CONDITIONS,
+        divergent_loop,
+    ];
+    let (mut waiting, mut waiting_split, mut ready) = (0, 0, 0);
+    for program in programs {
+        for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
+            let setup = kernel_with(
+                program,
+                |c| {
+                    c.convergence = Convergence::Its;
+                    c.group_policy = policy;
+                },
+                super::tests::two_warps(),
+                vec![],
+            );
+            let mut m = setup.machine();
+            while m.step() {
+                // The statuses hold from the cycle to step next.
+                let t = m.st.cycle;
+                for w in m.st.resident() {
+                    let Conv::Its(its) = &w.conv else { continue };
+                    let Status::Eligible {
+                        since, pc, lanes, ..
+                    } = w.status
+                    else {
+                        continue;
+                    };
+                    let code = &m.sh.code;
+                    let general = its_groups_readiness(code, w, its, w.live(), t, 0, policy);
+                    if t < since {
+                        let expected = Readiness::Blocked {
+                            reason: Reason::Wait,
+                            labelled: Reason::Wait,
+                            until: w.stall_until,
+                            pc,
+                        };
+                        assert_eq!(general, expected, "warp {} at {t}", w.gid);
+                        waiting += 1;
+                        waiting_split += usize::from(its.groups.len() > 1);
+                    } else {
+                        assert_eq!(
+                            general,
+                            Readiness::Ready { pc, lanes },
+                            "warp {} at {t}",
+                            w.gid
+                        );
+                        ready += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Warps of several groups were filed while they waited, often.
+    assert!(
+        waiting_split > 50 && waiting > 100 && ready > 100,
+        "{waiting_split} {waiting} {ready}"
+    );
+}
