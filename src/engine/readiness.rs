@@ -76,13 +76,16 @@ impl State {
                 // Waiting out the stall count, it is charged `wait` at the
                 // group it prefers (see `its_groups_readiness`); filed
                 // ready here only when that group is the one picked then.
-                let preferred = its
-                    .current
-                    .filter(|c| its.groups.iter().any(|g| g.0 == *c))
-                    .or(its.groups.first().map(|g| g.0));
+                // (A warp of one group prefers it.)
+                let preferred = || {
+                    its.current
+                        .filter(|c| its.groups.iter().any(|g| g.0 == *c))
+                        .or(its.groups.first().map(|g| g.0))
+                };
                 match readiness(code, w, at, 0, sh.cfg.group_policy) {
                     Readiness::Ready { pc, lanes }
-                        if !code[pc as usize].is_mufu && (at == next || Some(pc) == preferred) =>
+                        if !code[pc as usize].is_mufu
+                            && (at == next || its.groups.len() == 1 || Some(pc) == preferred()) =>
                     {
                         Some((pc, lanes))
                     }

@@ -193,11 +193,20 @@ impl ItsState {
         if self.waiting_mask != 0 || next_syncs {
             return false;
         }
+        // The warp's one group (the usual case): every lane is in it.
+        if let [g] = &mut self.groups[..] {
+            if *g != (pc, active) || active & !live != 0 {
+                return false;
+            }
+            g.0 = pc + 1;
+            self.current = Some(pc + 1);
+            return true;
+        }
         let Some(i) = self.groups.iter().position(|&g| g == (pc, active)) else {
             return false;
         };
         let all = self.groups.iter().fold(0, |m, g| m | g.1);
-        if all & !live != 0 || (self.groups.len() > 1 && self.groups.iter().any(|g| syncs(g.0))) {
+        if all & !live != 0 || self.groups.iter().any(|g| syncs(g.0)) {
             return false;
         }
         let next = pc + 1;
