@@ -36,25 +36,10 @@ pub struct Blocking {
 }
 
 /// A warp's scoreboards.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scoreboards {
     pending: Vec<Producer>,
-    /// Per scoreboard, the latest `done` of any producer set on it since
-    /// the last [`Scoreboards::clear`]: at least that of every pending
-    /// one, so a scoreboard whose number is at or before `t` is zero at
-    /// `t`, which [`Scoreboards::blocking`] asks first.
-    busy: [u64; SCOREBOARDS],
 }
-
-/// Two warps' scoreboards are equal when the same producers are pending:
-/// `busy` is a bound kept to answer sooner, not state.
-impl PartialEq for Scoreboards {
-    fn eq(&self, other: &Self) -> bool {
-        self.pending == other.pending
-    }
-}
-
-impl Eq for Scoreboards {}
 
 impl Scoreboards {
     /// Forgets producers that completed by cycle `t`.
@@ -68,12 +53,9 @@ impl Scoreboards {
     /// Forgets every producer, keeping the allocation (for a new warp).
     pub fn clear(&mut self) {
         self.pending.clear();
-        self.busy = [0; SCOREBOARDS];
     }
 
     pub fn set(&mut self, p: Producer) {
-        let b = &mut self.busy[usize::from(p.sb) % SCOREBOARDS];
-        *b = (*b).max(p.done);
         self.pending.push(p);
     }
 
@@ -93,24 +75,10 @@ impl Scoreboards {
 
     /// What blocks an instruction with wait mask `mask` at cycle `t`, or
     /// `None` when every scoreboard in the mask is zero.
-    #[inline]
     pub fn blocking(&self, mask: u8, t: u64) -> Option<Blocking> {
-        let mut m = mask;
-        let mut latest = 0;
-        while m != 0 {
-            let sb = m.trailing_zeros() as usize;
-            m &= m - 1;
-            latest = latest.max(self.busy.get(sb).copied().unwrap_or(u64::MAX));
-        }
-        if latest <= t {
+        if mask == 0 {
             return None;
         }
-        self.blocking_producers(mask, t)
-    }
-
-    /// [`Scoreboards::blocking`] past its first answer: the producers.
-    #[inline(never)]
-    fn blocking_producers(&self, mask: u8, t: u64) -> Option<Blocking> {
         // Positions, not copies: the first producer completing last, and
         // the last one issued latest.
         let mut first = true;
