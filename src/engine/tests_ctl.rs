@@ -334,6 +334,20 @@ fn call_stack_forms_and_bad_operands_are_refused_at_load() {
     }
 }
 
+/// Two warps of `program` under `its`, picking groups by `policy`.
+fn its_machine(program: &str, policy: super::config::GroupPolicy) -> Machine {
+    let setup = kernel_with(
+        program,
+        |c| {
+            c.convergence = Convergence::Its;
+            c.group_policy = policy;
+        },
+        super::tests::two_warps(),
+        vec![],
+    );
+    setup.machine()
+}
+
 /// The one-group rule of `its` readiness gives what the general rule
 /// (every group asked, the policy choosing) gives: the reference is the
 /// general rule, asked of every resident warp at every cycle of programs
@@ -382,17 +396,7 @@ join:
     let mut one_group = 0;
     for program in programs {
         for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
-            let launch = super::tests::two_warps();
-            let setup = kernel_with(
-                program,
-                |c| {
-                    c.convergence = Convergence::Its;
-                    c.group_policy = policy;
-                },
-                launch,
-                vec![],
-            );
-            let mut m = setup.machine();
+            let mut m = its_machine(program, policy);
             while m.step() {
                 let t = m.st.cycle;
                 for w in m.st.resident() {
@@ -460,16 +464,7 @@ loop:
     let (mut waiting, mut waiting_split, mut ready) = (0, 0, 0);
     for program in programs {
         for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
-            let setup = kernel_with(
-                program,
-                |c| {
-                    c.convergence = Convergence::Its;
-                    c.group_policy = policy;
-                },
-                super::tests::two_warps(),
-                vec![],
-            );
-            let mut m = setup.machine();
+            let mut m = its_machine(program, policy);
             while m.step() {
                 // The statuses hold from the cycle to step next.
                 let t = m.st.cycle;
