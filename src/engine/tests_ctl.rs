@@ -334,6 +334,10 @@ fn call_stack_forms_and_bad_operands_are_refused_at_load() {
     }
 }
 
+/// Programs whose warps split: calls, returns, jumps through tables,
+/// nested convergence barriers, branch conditions.
+const SPLITTING: [&str; 5] = [CALL, SPLIT_RETURN, SWITCH, NESTED, CONDITIONS];
+
 /// Two warps of `program` under `its`, picking groups by `policy`.
 fn its_machine(program: &str, policy: super::config::GroupPolicy) -> Machine {
     let setup = kernel_with(
@@ -383,15 +387,9 @@ join:
     BSYNC B0
     EXIT
 ";
-    let programs = [
-        CALL,
-        SPLIT_RETURN,
-        SWITCH,
-        NESTED,
-        CONDITIONS,
-        sync_and_pipe,
-        wait_beside_pipe,
-    ];
+    let programs = SPLITTING
+        .into_iter()
+        .chain([sync_and_pipe, wait_beside_pipe]);
     let mut asked = 0;
     let mut one_group = 0;
     for program in programs {
@@ -453,14 +451,7 @@ loop:
     IADD3 R6, R3, 1, RZ
     EXIT
 ";
-    let programs = [
-        CALL,
-        SPLIT_RETURN,
-        SWITCH,
-        NESTED,
-        CONDITIONS,
-        divergent_loop,
-    ];
+    let programs = SPLITTING.into_iter().chain([divergent_loop]);
     let (mut waiting, mut waiting_split, mut ready) = (0, 0, 0);
     for program in programs {
         for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
