@@ -338,18 +338,41 @@ fn call_stack_forms_and_bad_operands_are_refused_at_load() {
 /// nested convergence barriers, branch conditions.
 const SPLITTING: [&str; 5] = [CALL, SPLIT_RETURN, SWITCH, NESTED, CONDITIONS];
 
-/// Two warps of `program` under `its`, picking groups by `policy`.
-fn its_machine(program: &str, policy: super::config::GroupPolicy) -> Machine {
-    let setup = kernel_with(
-        program,
-        |c| {
-            c.convergence = Convergence::Its;
-            c.group_policy = policy;
-        },
-        super::tests::two_warps(),
-        vec![],
-    );
-    setup.machine()
+/// Steps two warps of each program under `its`, with each group policy,
+/// and calls `f` with every resident warp and its groups at every cycle
+/// (statuses hold from `m.st.cycle`, the cycle to step next).
+fn each_its_warp_each_cycle<'p>(
+    programs: impl IntoIterator<Item = &'p str>,
+    mut f: impl FnMut(
+        &Machine,
+        &super::warp::Warp,
+        &super::convergence::ItsState,
+        super::config::GroupPolicy,
+    ),
+) {
+    use super::config::GroupPolicy;
+    use super::convergence::Convergence as Conv;
+    for program in programs {
+        for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
+            let setup = kernel_with(
+                program,
+                |c| {
+                    c.convergence = Convergence::Its;
+                    c.group_policy = policy;
+                },
+                super::tests::two_warps(),
+                vec![],
+            );
+            let mut m = setup.machine();
+            while m.step() {
+                for w in m.st.resident() {
+                    if let Conv::Its(its) = &w.conv {
+                        f(&m, w, its, policy);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The one-group rule of `its` readiness gives what the general rule
@@ -360,8 +383,6 @@ fn its_machine(program: &str, policy: super::config::GroupPolicy) -> Machine {
 /// with the pipe free and busy, under both group policies.
 #[test]
 fn its_readiness_of_one_group_is_the_general_rule() {
-    use super::config::GroupPolicy;
-    use super::convergence::Convergence as Conv;
     use super::readiness::{its_groups_readiness, its_readiness};
     let sync_and_pipe = "
     S2R R0, SR_TID.X
@@ -392,32 +413,23 @@ join:
         .chain([sync_and_pipe, wait_beside_pipe]);
     let mut asked = 0;
     let mut one_group = 0;
-    for program in programs {
-        for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
-            let mut m = its_machine(program, policy);
-            while m.step() {
-                let t = m.st.cycle;
-                for w in m.st.resident() {
-                    let Conv::Its(its) = &w.conv else { continue };
-                    one_group += usize::from(its.groups.len() == 1);
-                    // Before, at and after the warp's own stalls end; the
-                    // pipe free, soon free and busy long after.
-                    let own = w.stall_until.max(w.branch_until);
-                    for at in [t, t + 1, t + 7, own] {
-                        for sfu_free in [0, t + 3, own + 50] {
-                            let code = &m.sh.code;
-                            let live = w.live();
-                            let fast = its_readiness(code, w, its, live, at, sfu_free, policy);
-                            let general =
-                                its_groups_readiness(code, w, its, live, at, sfu_free, policy);
-                            assert_eq!(fast, general, "warp {} at {at}", w.gid);
-                            asked += 1;
-                        }
-                    }
-                }
+    each_its_warp_each_cycle(programs, |m, w, its, policy| {
+        let t = m.st.cycle;
+        one_group += usize::from(its.groups.len() == 1);
+        // Before, at and after the warp's own stalls end; the pipe free,
+        // soon free and busy long after.
+        let own = w.stall_until.max(w.branch_until);
+        for at in [t, t + 1, t + 7, own] {
+            for sfu_free in [0, t + 3, own + 50] {
+                let code = &m.sh.code;
+                let live = w.live();
+                let fast = its_readiness(code, w, its, live, at, sfu_free, policy);
+                let general = its_groups_readiness(code, w, its, live, at, sfu_free, policy);
+                assert_eq!(fast, general, "warp {} at {at}", w.gid);
+                asked += 1;
             }
         }
-    }
+    });
     // Both rules were asked often, and of warps that are one group.
     assert!(asked > 1000 && one_group > 100, "{asked} {one_group}");
 }
@@ -431,8 +443,6 @@ join:
 /// both group policies.
 #[test]
 fn its_warps_filed_at_issue_are_what_the_general_rule_gives() {
-    use super::config::GroupPolicy;
-    use super::convergence::Convergence as Conv;
     use super::readiness::{Readiness, its_groups_readiness};
     use super::warp::Status;
     use crate::engine::stats::Reason;
@@ -453,45 +463,35 @@ loop:
 ";
     let programs = SPLITTING.into_iter().chain([divergent_loop]);
     let (mut waiting, mut waiting_split, mut ready) = (0, 0, 0);
-    for program in programs {
-        for policy in [GroupPolicy::Sticky, GroupPolicy::LowestPc] {
-            let mut m = its_machine(program, policy);
-            while m.step() {
-                // The statuses hold from the cycle to step next.
-                let t = m.st.cycle;
-                for w in m.st.resident() {
-                    let Conv::Its(its) = &w.conv else { continue };
-                    let Status::Eligible {
-                        since, pc, lanes, ..
-                    } = w.status
-                    else {
-                        continue;
-                    };
-                    let code = &m.sh.code;
-                    let general = its_groups_readiness(code, w, its, w.live(), t, 0, policy);
-                    if t < since {
-                        let expected = Readiness::Blocked {
-                            reason: Reason::Wait,
-                            labelled: Reason::Wait,
-                            until: w.stall_until,
-                            pc,
-                        };
-                        assert_eq!(general, expected, "warp {} at {t}", w.gid);
-                        waiting += 1;
-                        waiting_split += usize::from(its.groups.len() > 1);
-                    } else {
-                        assert_eq!(
-                            general,
-                            Readiness::Ready { pc, lanes },
-                            "warp {} at {t}",
-                            w.gid
-                        );
-                        ready += 1;
-                    }
-                }
-            }
+    each_its_warp_each_cycle(programs, |m, w, its, policy| {
+        let t = m.st.cycle;
+        let Status::Eligible {
+            since, pc, lanes, ..
+        } = w.status
+        else {
+            return;
+        };
+        let general = its_groups_readiness(&m.sh.code, w, its, w.live(), t, 0, policy);
+        if t < since {
+            let expected = Readiness::Blocked {
+                reason: Reason::Wait,
+                labelled: Reason::Wait,
+                until: w.stall_until,
+                pc,
+            };
+            assert_eq!(general, expected, "warp {} at {t}", w.gid);
+            waiting += 1;
+            waiting_split += usize::from(its.groups.len() > 1);
+        } else {
+            assert_eq!(
+                general,
+                Readiness::Ready { pc, lanes },
+                "warp {} at {t}",
+                w.gid
+            );
+            ready += 1;
         }
-    }
+    });
     // Warps of several groups were filed while they waited, often.
     assert!(
         waiting_split > 50 && waiting > 100 && ready > 100,
