@@ -77,15 +77,12 @@ impl State {
                 // group it prefers (see `its_groups_readiness`); filed
                 // ready here only when that group is the one picked then.
                 // (A warp of one group prefers it.)
-                let preferred = || {
-                    its.current
-                        .filter(|c| its.groups.iter().any(|g| g.0 == *c))
-                        .or(its.groups.first().map(|g| g.0))
-                };
                 match readiness(code, w, at, 0, sh.cfg.group_policy) {
                     Readiness::Ready { pc, lanes }
                         if !code[pc as usize].is_mufu
-                            && (at == next || its.groups.len() == 1 || Some(pc) == preferred()) =>
+                            && (at == next
+                                || its.groups.len() == 1
+                                || Some(pc) == its.preferred()) =>
                     {
                         Some((pc, lanes))
                     }
@@ -483,11 +480,7 @@ pub(super) fn its_groups_readiness(
         until,
         pc,
     };
-    let first = its.groups.first().map_or(0, |g| g.0);
-    let preferred = its
-        .current
-        .filter(|c| its.groups.iter().any(|g| g.0 == *c))
-        .unwrap_or(first);
+    let preferred = its.preferred().unwrap_or(0);
     if its.groups.is_empty() {
         let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
         let pc = (0..64)

@@ -171,11 +171,19 @@ impl ItsState {
         }
     }
 
+    /// The pc of the group the warp stays with: the lanes that issued last,
+    /// if they are still a group, or else the group lowest in the program.
+    pub fn preferred(&self) -> Option<u32> {
+        self.current
+            .filter(|c| self.groups.iter().any(|g| g.0 == *c))
+            .or(self.groups.first().map(|g| g.0))
+    }
+
     /// The usual issue of an ordinary instruction at `pc` by lanes
     /// `active`: when they are one of the warp's groups, every lane of
-    /// every group is still `live`, nothing waits, the next instruction is
-    /// not a sync point (`next_syncs`) and no other group stands at one
-    /// (`syncs(pc)`), the group moves to `pc + 1`, merging with a group
+    /// every group is still `live`, nothing waits, and neither the next
+    /// instruction nor any other group's is a sync point (`syncs(pc)`),
+    /// the group moves to `pc + 1`, merging with a group
     /// already there, and becomes current. That is all that the general
     /// steps (`set_pc`, `retain_live`, `arrive`, `release`) would do: no
     /// lane leaves, none arrives anywhere, nothing is released, and no
@@ -187,10 +195,9 @@ impl ItsState {
         pc: u32,
         active: u64,
         live: u64,
-        next_syncs: bool,
         syncs: impl Fn(u32) -> bool,
     ) -> bool {
-        if self.waiting_mask != 0 || next_syncs {
+        if self.waiting_mask != 0 || syncs(pc + 1) {
             return false;
         }
         // The warp's one group (the usual case): every lane is in it.
@@ -517,14 +524,11 @@ pub(crate) fn its_control(
         }
         _ => {
             let next = pc + 1;
-            let next_syncs = code
-                .get(next as usize)
-                .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }));
             let syncs = |p: u32| {
                 code.get(p as usize)
                     .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
             };
-            if its.advance_group(pc, active, w.live, next_syncs, syncs) {
+            if its.advance_group(pc, active, w.live, syncs) {
                 return (false, false);
             }
             its.set_pc(active, next);
@@ -716,10 +720,9 @@ mod tests {
         ];
         for (i, (state, pc, active, live, bsync, applies, after)) in cases.into_iter().enumerate() {
             let syncs = |p: u32| Some(p) == bsync;
-            let next_syncs = syncs(pc + 1);
             let mut fast = state.clone();
             assert_eq!(
-                fast.advance_group(pc, active, live, next_syncs, syncs),
+                fast.advance_group(pc, active, live, syncs),
                 applies,
                 "case {i}"
             );
