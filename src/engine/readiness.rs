@@ -73,10 +73,8 @@ impl State {
                 }
             }
             Convergence::Its(its) if !w.at_bar => {
-                // Waiting out the stall count, it is charged `wait` at the
-                // group it prefers (see `its_groups_readiness`); filed
-                // ready here only when that group is the one picked then.
-                // (A warp of one group prefers it.)
+                // The group charged `wait` meanwhile is
+                // `ItsState::preferred` (a warp of one group prefers it).
                 match readiness(code, w, at, 0, sh.cfg.group_policy) {
                     Readiness::Ready { pc, lanes }
                         if !code[pc as usize].is_mufu
