@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use warpstep::report::{Report, text};
+use warpstep::report::{Report, json, text};
 use warpstep::scenario::{Origin, Scenario};
 
 #[path = "kernels/seed.rs"]
@@ -108,7 +108,7 @@ fn report(c: &mut Criterion, sc: &Arc<Scenario>) {
                 let r = Report::new(sc, &m);
                 let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::sink());
                 if format == "json" {
-                    serde_json::to_writer_pretty(&mut out, &r).expect("serialises");
+                    json::to_writer_pretty(&mut out, &r).expect("serialises");
                 } else {
                     out.write_all(text::render(&r).as_bytes()).expect("writes");
                 }

@@ -40,7 +40,7 @@ fn write_raw(text: &str) {
 fn write_json<T: serde::Serialize + ?Sized>(v: &T) {
     use std::io::Write;
     let mut o = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut o, v)
+    let written = crate::report::json::to_writer_pretty(&mut o, v)
         .map_err(std::io::Error::from)
         .and_then(|()| o.write_all(b"\n"))
         .and_then(|()| o.flush());

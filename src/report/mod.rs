@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod expect;
+pub mod json;
 pub mod keys;
 pub mod text;
 
@@ -697,6 +698,8 @@ mod tests {
                 "{}",
                 r.scenario
             );
+            // And as warpstep prints it, through its own formatter.
+            assert_eq!(json::to_string_pretty(&r).unwrap(), tree, "{}", r.scenario);
             // In a run of variants each report carries its label.
             r.variant = Some("its".into());
             let list = vec![&r, &r];

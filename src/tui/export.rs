@@ -309,7 +309,8 @@ pub fn export_all(app: &App, dir: &Path) -> io::Result<Vec<PathBuf>> {
     let json_path = dir.join(format!("{stem}.json"));
     std::fs::write(&txt, text(&buf))?;
     std::fs::write(&svg_path, svg(&buf))?;
-    let mut j = serde_json::to_string_pretty(&state_json(app)).map_err(io::Error::other)?;
+    let mut j =
+        crate::report::json::to_string_pretty(&state_json(app)).map_err(io::Error::other)?;
     j.push('\n');
     std::fs::write(&json_path, j)?;
     Ok(vec![txt, svg_path, json_path])
