@@ -228,6 +228,54 @@ impl ItsState {
         true
     }
 
+    /// The usual issue of a branch at `pc` by one of the warp's groups,
+    /// lanes `on` taking it to `target` and `rest` falling through: when
+    /// `on | rest` is that group, every lane of every group is still
+    /// `live`, nothing waits, and no group's pc is a sync point
+    /// (`syncs(pc)`) once the lanes have moved, the taken lanes join the
+    /// group at `target` and the others the one at `pc + 1` (each made
+    /// where there is none). That is all the general steps (`set_pc` for
+    /// each side, `retain_live`, `arrive`, `release`) would do, as for
+    /// [`ItsState::advance_group`]. The caller names the group that goes
+    /// first (`current`). Returns false, changing nothing, otherwise.
+    pub fn branch_group(
+        &mut self,
+        pc: u32,
+        on: u64,
+        rest: u64,
+        target: u32,
+        live: u64,
+        syncs: impl Fn(u32) -> bool,
+    ) -> bool {
+        let active = on | rest;
+        if self.waiting_mask != 0 || (on != 0 && syncs(target)) || (rest != 0 && syncs(pc + 1)) {
+            return false;
+        }
+        let Some(i) = self.groups.iter().position(|&g| g == (pc, active)) else {
+            return false;
+        };
+        let all = self.groups.iter().fold(0, |m, g| m | g.1);
+        if all & !live != 0
+            || self
+                .groups
+                .iter()
+                .enumerate()
+                .any(|(j, g)| j != i && syncs(g.0))
+        {
+            return false;
+        }
+        self.groups.remove(i);
+        for (to, lanes_mask) in [(target, on), (pc + 1, rest)] {
+            if lanes_mask != 0 {
+                match self.groups.binary_search_by_key(&to, |g| g.0) {
+                    Ok(j) => self.groups[j].1 |= lanes_mask,
+                    Err(j) => self.groups.insert(j, (to, lanes_mask)),
+                }
+            }
+        }
+        true
+    }
+
     /// Drops lanes that exited or faulted from the groups (the cheap part
     /// of [`ItsState::refresh`], enough after an ordinary issue).
     pub fn retain_live(&mut self, live: u64) {
@@ -465,10 +513,15 @@ pub(crate) fn its_control(
             if on != 0 && rest != 0 {
                 w.counters.divergent_branches += 1;
             }
+            let first_taken = if taken_first { on != 0 } else { rest == 0 };
+            let first = if first_taken { target } else { pc + 1 };
+            if its.branch_group(pc, on, rest, target, w.live, |p| syncs_at(code, p)) {
+                its.current = Some(first);
+                return (false, taken_any);
+            }
             its.set_pc(on, target);
             its.set_pc(rest, pc + 1);
-            let first_taken = if taken_first { on != 0 } else { rest == 0 };
-            its.current = Some(if first_taken { target } else { pc + 1 });
+            its.current = Some(first);
         }
         Op::Ret { .. } | Op::Brx { .. } => {
             // Each way is a group; the lanes the guard turned off fall
@@ -524,11 +577,7 @@ pub(crate) fn its_control(
         }
         _ => {
             let next = pc + 1;
-            let syncs = |p: u32| {
-                code.get(p as usize)
-                    .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
-            };
-            if its.advance_group(pc, active, w.live, syncs) {
+            if its.advance_group(pc, active, w.live, |p| syncs_at(code, p)) {
                 return (false, false);
             }
             its.set_pc(active, next);
@@ -569,6 +618,14 @@ pub(crate) fn its_control(
         });
     }
     (bar_arrived, taken_any)
+}
+
+/// Whether the instruction at `pc` is a sync point (`BSYNC` or
+/// `WARPSYNC`), where the lanes of a group may stop: the test the fast
+/// moves of a group make before they skip `arrive`.
+fn syncs_at(code: &[Decoded], pc: u32) -> bool {
+    code.get(pc as usize)
+        .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
 }
 
 /// The `its` synchronisation instruction at `pc`, if any. A `WARPSYNC`
@@ -733,6 +790,160 @@ mod tests {
             let mut general = state.clone();
             general.set_pc(active, pc + 1);
             general.current = Some(pc + 1);
+            general.retain_live(live);
+            general.arrive(live, |p| syncs(p).then_some(SyncPoint::Bsync(0)));
+            assert_eq!(general.release(live), 0);
+            assert_eq!(fast, general, "case {i}");
+            assert_eq!(fast.groups, after, "case {i}");
+        }
+    }
+
+    /// Whenever the branch of one group applies, it leaves the groups the
+    /// general steps of a branch leave (the reference: `set_pc` for each
+    /// side, then `retain_live`, `arrive` and `release`, run on a copy with
+    /// the same sync points); otherwise it changes nothing. The groups
+    /// after are worked out by hand.
+    #[test]
+    fn a_group_branch_is_the_general_one() {
+        // Lanes 0-3 at pc 4, lanes 4-7 at pc `other`.
+        let split = |other: u32| {
+            let mut s = ItsState::new(0xff);
+            s.set_pc(0x0f, 4);
+            s.set_pc(0xf0, other);
+            s.refresh(0xff);
+            s
+        };
+        let waiting = || {
+            let mut s = ItsState::new(0xff);
+            s.bssy(0, 0xff, 9);
+            s.set_pc(0x0f, 9);
+            s.set_pc(0xf0, 4);
+            s.refresh(0xff);
+            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
+            s
+        };
+        // (state, pc, on, rest, target, live, the BSYNC's pc, applies,
+        // groups after)
+        let cases = [
+            // One group splits: taken lanes back to 0, the rest on to 5.
+            (
+                split(4),
+                4,
+                0x33,
+                0xcc,
+                0,
+                0xff,
+                None,
+                true,
+                vec![(0, 0x33), (5, 0xcc)],
+            ),
+            // Every lane takes it, or none does.
+            (split(4), 4, 0xff, 0, 2, 0xff, None, true, vec![(2, 0xff)]),
+            (split(4), 4, 0, 0xff, 2, 0xff, None, true, vec![(5, 0xff)]),
+            // A branch to the next instruction: both sides meet there.
+            (
+                split(4),
+                4,
+                0x0f,
+                0xf0,
+                5,
+                0xff,
+                None,
+                true,
+                vec![(5, 0xff)],
+            ),
+            // A branch to itself.
+            (
+                split(4),
+                4,
+                0x01,
+                0xfe,
+                4,
+                0xff,
+                None,
+                true,
+                vec![(4, 0x01), (5, 0xfe)],
+            ),
+            // One of two groups branches; each side may merge with the
+            // other group or stand alone, and the groups stay in pc order.
+            (
+                split(1),
+                4,
+                0x03,
+                0x0c,
+                1,
+                0xff,
+                None,
+                true,
+                vec![(1, 0xf3), (5, 0x0c)],
+            ),
+            (
+                split(5),
+                4,
+                0x03,
+                0x0c,
+                9,
+                0xff,
+                None,
+                true,
+                vec![(5, 0xfc), (9, 0x03)],
+            ),
+            (
+                split(7),
+                4,
+                0x03,
+                0x0c,
+                2,
+                0xff,
+                None,
+                true,
+                vec![(2, 0x03), (5, 0x0c), (7, 0xf0)],
+            ),
+            // A sync point where the taken lanes go, where the others go,
+            // or where another group stands: the general steps.
+            (split(4), 4, 0x0f, 0xf0, 9, 0xff, Some(9), false, vec![]),
+            (split(4), 4, 0x0f, 0xf0, 9, 0xff, Some(5), false, vec![]),
+            (split(7), 4, 0x03, 0x0c, 2, 0xff, Some(7), false, vec![]),
+            // But not where no lane goes.
+            (
+                split(4),
+                4,
+                0,
+                0xff,
+                9,
+                0xff,
+                Some(9),
+                true,
+                vec![(5, 0xff)],
+            ),
+            // A lane gone, in the group or in another.
+            (split(4), 4, 0x0f, 0xf0, 0, 0x7f, None, false, vec![]),
+            (split(7), 4, 0x03, 0x0c, 0, 0x7f, None, false, vec![]),
+            // Not a group at that pc, or not all of it; lanes waiting.
+            (split(7), 3, 0x03, 0x0c, 0, 0xff, None, false, vec![]),
+            (split(7), 4, 0x03, 0x04, 0, 0xff, None, false, vec![]),
+            (waiting(), 4, 0x30, 0xc0, 0, 0xff, Some(9), false, vec![]),
+        ];
+        for (i, (state, pc, on, rest, target, live, bsync, applies, after)) in
+            cases.into_iter().enumerate()
+        {
+            let syncs = |p: u32| Some(p) == bsync;
+            let mut fast = state.clone();
+            assert_eq!(
+                fast.branch_group(pc, on, rest, target, live, syncs),
+                applies,
+                "case {i}"
+            );
+            if !applies {
+                assert_eq!(fast, state, "case {i}");
+                continue;
+            }
+            let first = if on != 0 { target } else { pc + 1 };
+            fast.current = Some(first);
+            let mut general = state.clone();
+            general.set_pc(on, target);
+            general.set_pc(rest, pc + 1);
+            general.current = Some(first);
             general.retain_live(live);
             general.arrive(live, |p| syncs(p).then_some(SyncPoint::Bsync(0)));
             assert_eq!(general.release(live), 0);
