@@ -472,6 +472,22 @@ pub(super) fn its_groups_readiness(
     sfu_free: u64,
     policy: GroupPolicy,
 ) -> Readiness {
+    groups_rule::<true>(code, w, its, live, t, sfu_free, policy)
+}
+
+/// The general rule, with (`PREFERRED_FIRST`) or without the sticky
+/// policy's shortcut of asking the preferred group alone first. Without
+/// it, every group is asked: the reference the tests hold the shortcut to.
+#[inline(always)]
+pub(super) fn groups_rule<const PREFERRED_FIRST: bool>(
+    code: &[Decoded],
+    w: &Warp,
+    its: &ItsState,
+    live: u64,
+    t: u64,
+    sfu_free: u64,
+    policy: GroupPolicy,
+) -> Readiness {
     let blocked = |reason, until, pc| Readiness::Blocked {
         reason,
         labelled: reason,
@@ -496,6 +512,16 @@ pub(super) fn its_groups_readiness(
     }
     if t < w.branch_until {
         return blocked(Reason::BranchResolving, w.branch_until, preferred);
+    }
+    // The sticky policy takes the preferred group whenever it can issue,
+    // whatever the others can do: ask it alone first.
+    if PREFERRED_FIRST
+        && policy == GroupPolicy::Sticky
+        && !w.yielded
+        && let Some(&(gpc, lanes)) = its.groups.iter().find(|g| g.0 == preferred)
+        && instruction_block(code, w, gpc, t, sfu_free).is_none()
+    {
+        return Readiness::Ready { pc: gpc, lanes };
     }
     let mut first_ready = None;
     let mut first_other = None;

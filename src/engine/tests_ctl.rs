@@ -380,10 +380,12 @@ fn each_its_warp_each_cycle<'p>(
 /// general rule, asked of every resident warp at every cycle of programs
 /// that split, call, jump through tables, wait at BSYNC, WARPSYNC and
 /// BAR.SYNC and queue for the MUFU pipe, at the cycle and later ones,
-/// with the pipe free and busy, under both group policies.
+/// with the pipe free and busy, under both group policies. The general
+/// rule's own shortcut (the sticky policy asking the preferred group
+/// first) is held the same way to the rule that asks every group.
 #[test]
 fn its_readiness_of_one_group_is_the_general_rule() {
-    use super::readiness::{its_groups_readiness, its_readiness};
+    use super::readiness::{Readiness, groups_rule, its_groups_readiness, its_readiness};
     let sync_and_pipe = "
     S2R R0, SR_TID.X
     ISETP.LT.AND P0, PT, R0, 8, PT
@@ -413,6 +415,7 @@ join:
         .chain([sync_and_pipe, wait_beside_pipe]);
     let mut asked = 0;
     let mut one_group = 0;
+    let mut sticky_split_ready = 0;
     each_its_warp_each_cycle(programs, |m, w, its, policy| {
         let t = m.st.cycle;
         one_group += usize::from(its.groups.len() == 1);
@@ -426,12 +429,25 @@ join:
                 let fast = its_readiness(code, w, its, live, at, sfu_free, policy);
                 let general = its_groups_readiness(code, w, its, live, at, sfu_free, policy);
                 assert_eq!(fast, general, "warp {} at {at}", w.gid);
+                // The general rule's shortcut for the sticky policy, held
+                // to every group asked.
+                let every = groups_rule::<false>(code, w, its, live, at, sfu_free, policy);
+                assert_eq!(general, every, "warp {} at {at}", w.gid);
                 asked += 1;
+                sticky_split_ready += usize::from(
+                    policy == super::config::GroupPolicy::Sticky
+                        && its.groups.len() > 1
+                        && matches!(general, Readiness::Ready { .. }),
+                );
             }
         }
     });
-    // Both rules were asked often, and of warps that are one group.
-    assert!(asked > 1000 && one_group > 100, "{asked} {one_group}");
+    // Both rules were asked often, of warps that are one group, and of
+    // split warps the sticky shortcut answers.
+    assert!(
+        asked > 1000 && one_group > 100 && sticky_split_ready > 50,
+        "{asked} {one_group} {sticky_split_ready}"
+    );
 }
 
 /// An `its` warp filed at its issue as eligible from a later cycle (after
