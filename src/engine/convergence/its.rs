@@ -697,29 +697,52 @@ mod tests {
         }
     }
 
+    /// Eight lanes: 0-3 at pc 4, 4-7 at pc `other` (one group when it is 4).
+    fn split(other: u32) -> ItsState {
+        let mut s = ItsState::new(0xff);
+        s.set_pc(0x0f, 4);
+        s.set_pc(0xf0, other);
+        s.refresh(0xff);
+        s
+    }
+
+    /// Eight lanes: 0-3 wait at a `BSYNC B0` at pc 9 (all eight take part),
+    /// 4-7 run at pc 4.
+    fn waiting() -> ItsState {
+        let mut s = ItsState::new(0xff);
+        s.bssy(0, 0xff, 9);
+        s.set_pc(0x0f, 9);
+        s.set_pc(0xf0, 4);
+        s.refresh(0xff);
+        s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
+        s
+    }
+
+    /// The general steps that follow an issue's moves (`retain_live`,
+    /// `arrive` with a `BSYNC B0` at `bsync`, `release`, which frees
+    /// nothing here) taken on `general`, and `fast` held to the result and
+    /// to the groups worked out by hand, `after`.
+    fn same_as_the_general_steps(
+        fast: &ItsState,
+        mut general: ItsState,
+        live: u64,
+        bsync: Option<u32>,
+        after: &[(u32, u64)],
+        case: usize,
+    ) {
+        general.retain_live(live);
+        general.arrive(live, |p| (Some(p) == bsync).then_some(SyncPoint::Bsync(0)));
+        assert_eq!(general.release(live), 0, "case {case}");
+        assert_eq!(*fast, general, "case {case}");
+        assert_eq!(fast.groups, after, "case {case}");
+    }
+
     /// Whenever the move of one group applies, it leaves the state the
     /// general steps of an ordinary issue leave (the reference: those
     /// steps, run on a copy, with the same sync points); otherwise it
     /// changes nothing.
     #[test]
     fn a_group_move_is_the_general_one() {
-        // Lanes 0-3 at pc 4, lanes 4-7 at pc 0 (or 3).
-        let split = |other: u32| {
-            let mut s = ItsState::new(0xff);
-            s.set_pc(0x0f, 4);
-            s.set_pc(0xf0, other);
-            s.refresh(0xff);
-            s
-        };
-        let waiting = || {
-            let mut s = ItsState::new(0xff);
-            s.bssy(0, 0xff, 9);
-            s.set_pc(0x0f, 9);
-            s.set_pc(0xf0, 4);
-            s.refresh(0xff);
-            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
-            s
-        };
         // Lanes 4-7 stand at a BSYNC at pc 9 whose barrier they are not in:
         // they do not wait there.
         let passing = || {
@@ -790,11 +813,7 @@ mod tests {
             let mut general = state.clone();
             general.set_pc(active, pc + 1);
             general.current = Some(pc + 1);
-            general.retain_live(live);
-            general.arrive(live, |p| syncs(p).then_some(SyncPoint::Bsync(0)));
-            assert_eq!(general.release(live), 0);
-            assert_eq!(fast, general, "case {i}");
-            assert_eq!(fast.groups, after, "case {i}");
+            same_as_the_general_steps(&fast, general, live, bsync, &after, i);
         }
     }
 
@@ -805,23 +824,6 @@ mod tests {
     /// after are worked out by hand.
     #[test]
     fn a_group_branch_is_the_general_one() {
-        // Lanes 0-3 at pc 4, lanes 4-7 at pc `other`.
-        let split = |other: u32| {
-            let mut s = ItsState::new(0xff);
-            s.set_pc(0x0f, 4);
-            s.set_pc(0xf0, other);
-            s.refresh(0xff);
-            s
-        };
-        let waiting = || {
-            let mut s = ItsState::new(0xff);
-            s.bssy(0, 0xff, 9);
-            s.set_pc(0x0f, 9);
-            s.set_pc(0xf0, 4);
-            s.refresh(0xff);
-            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
-            s
-        };
         // (state, pc, on, rest, target, live, the BSYNC's pc, applies,
         // groups after)
         let cases = [
@@ -944,11 +946,7 @@ mod tests {
             general.set_pc(on, target);
             general.set_pc(rest, pc + 1);
             general.current = Some(first);
-            general.retain_live(live);
-            general.arrive(live, |p| syncs(p).then_some(SyncPoint::Bsync(0)));
-            assert_eq!(general.release(live), 0);
-            assert_eq!(fast, general, "case {i}");
-            assert_eq!(fast.groups, after, "case {i}");
+            same_as_the_general_steps(&fast, general, live, bsync, &after, i);
         }
     }
 
