@@ -180,16 +180,14 @@ impl ItsState {
     }
 
     /// The usual issue of an ordinary instruction at `pc` by lanes
-    /// `active`: when they are one of the warp's groups, every lane of
-    /// every group is still `live`, nothing waits, and neither the next
-    /// instruction nor any other group's is a sync point (`syncs(pc)`),
-    /// the group moves to `pc + 1`, merging with a group
-    /// already there, and becomes current. That is all that the general
-    /// steps (`set_pc`, `retain_live`, `arrive`, `release`) would do: no
-    /// lane leaves, none arrives anywhere, nothing is released, and no
-    /// lane's own pc is written (only lanes outside every group have one).
-    /// Groups stay sorted by pc: none lies between `pc` and `pc + 1`.
-    /// Returns false, changing nothing, otherwise.
+    /// `active`: when they are one of the warp's groups and
+    /// [`ItsState::branch_group`] holds with every lane falling through,
+    /// the group moves to `pc + 1`, merging with a group already there,
+    /// and becomes current. That is all that the general steps (`set_pc`,
+    /// `retain_live`, `arrive`, `release`) would do: no lane leaves, none
+    /// arrives anywhere, nothing is released, and no lane's own pc is
+    /// written (only lanes outside every group have one). Returns false,
+    /// changing nothing, otherwise.
     pub fn advance_group(
         &mut self,
         pc: u32,
@@ -197,34 +195,18 @@ impl ItsState {
         live: u64,
         syncs: impl Fn(u32) -> bool,
     ) -> bool {
-        if self.waiting_mask != 0 || syncs(pc + 1) {
-            return false;
-        }
-        // The warp's one group (the usual case): every lane is in it.
+        // The warp's one group (the usual case): every lane is in it, and
+        // no other group can stand at a sync point.
         if let [g] = &mut self.groups[..] {
-            if *g != (pc, active) || active & !live != 0 {
+            if *g != (pc, active) || active & !live != 0 || self.waiting_mask != 0 || syncs(pc + 1)
+            {
                 return false;
             }
             g.0 = pc + 1;
-            self.current = Some(pc + 1);
-            return true;
-        }
-        let Some(i) = self.groups.iter().position(|&g| g == (pc, active)) else {
-            return false;
-        };
-        let all = self.groups.iter().fold(0, |m, g| m | g.1);
-        if all & !live != 0 || self.groups.iter().any(|g| syncs(g.0)) {
+        } else if !self.branch_group(pc, 0, active, pc + 1, live, syncs) {
             return false;
         }
-        let next = pc + 1;
-        match self.groups.get(i + 1) {
-            Some(g) if g.0 == next => {
-                self.groups[i + 1].1 |= active;
-                self.groups.remove(i);
-            }
-            _ => self.groups[i].0 = next,
-        }
-        self.current = Some(next);
+        self.current = Some(pc + 1);
         true
     }
 
@@ -235,9 +217,9 @@ impl ItsState {
     /// (`syncs(pc)`) once the lanes have moved, the taken lanes join the
     /// group at `target` and the others the one at `pc + 1` (each made
     /// where there is none). That is all the general steps (`set_pc` for
-    /// each side, `retain_live`, `arrive`, `release`) would do, as for
-    /// [`ItsState::advance_group`]. The caller names the group that goes
-    /// first (`current`). Returns false, changing nothing, otherwise.
+    /// each side, `retain_live`, `arrive`, `release`) would do. The caller
+    /// names the group that goes first (`current`). Returns false,
+    /// changing nothing, otherwise.
     pub fn branch_group(
         &mut self,
         pc: u32,
@@ -264,13 +246,23 @@ impl ItsState {
         {
             return false;
         }
-        self.groups.remove(i);
-        for (to, lanes_mask) in [(target, on), (pc + 1, rest)] {
-            if lanes_mask != 0 {
-                match self.groups.binary_search_by_key(&to, |g| g.0) {
-                    Ok(j) => self.groups[j].1 |= lanes_mask,
-                    Err(j) => self.groups.insert(j, (to, lanes_mask)),
-                }
+        // The lanes falling through keep the group's place (no group lies
+        // between `pc` and `pc + 1`), or merge with the group after it.
+        let next = pc + 1;
+        match self.groups.get(i + 1) {
+            Some(g) if rest != 0 && g.0 == next => {
+                self.groups[i + 1].1 |= rest;
+                self.groups.remove(i);
+            }
+            _ if rest != 0 => self.groups[i] = (next, rest),
+            _ => {
+                self.groups.remove(i);
+            }
+        }
+        if on != 0 {
+            match self.groups.binary_search_by_key(&target, |g| g.0) {
+                Ok(j) => self.groups[j].1 |= on,
+                Err(j) => self.groups.insert(j, (target, on)),
             }
         }
         true
@@ -706,16 +698,22 @@ mod tests {
         s
     }
 
-    /// Eight lanes: 0-3 wait at a `BSYNC B0` at pc 9 (all eight take part),
-    /// 4-7 run at pc 4.
-    fn waiting() -> ItsState {
+    /// Eight lanes: `at_sync` at a `BSYNC B0` at pc 9, whose barrier
+    /// `participants` take part in (those of them there wait), the others
+    /// running at pc 4.
+    fn at_bsync(participants: u64, at_sync: u64) -> ItsState {
         let mut s = ItsState::new(0xff);
-        s.bssy(0, 0xff, 9);
-        s.set_pc(0x0f, 9);
-        s.set_pc(0xf0, 4);
+        s.bssy(0, participants, 9);
+        s.set_pc(at_sync, 9);
+        s.set_pc(0xff & !at_sync, 4);
         s.refresh(0xff);
         s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
         s
+    }
+
+    /// Lanes 0-3 wait at the `BSYNC` at pc 9; 4-7 run at pc 4.
+    fn waiting() -> ItsState {
+        at_bsync(0xff, 0x0f)
     }
 
     /// The general steps that follow an issue's moves (`retain_live`,
@@ -745,15 +743,7 @@ mod tests {
     fn a_group_move_is_the_general_one() {
         // Lanes 4-7 stand at a BSYNC at pc 9 whose barrier they are not in:
         // they do not wait there.
-        let passing = || {
-            let mut s = ItsState::new(0xff);
-            s.bssy(0, 0x0f, 9);
-            s.set_pc(0xf0, 9);
-            s.set_pc(0x0f, 4);
-            s.refresh(0xff);
-            s.arrive(0xff, |pc| (pc == 9).then_some(SyncPoint::Bsync(0)));
-            s
-        };
+        let passing = || at_bsync(0x0f, 0xf0);
         // (state, pc, active, live, the BSYNC's pc, applies, groups after)
         let cases = [
             (
