@@ -1,8 +1,11 @@
 //! Global and shared memory: contents, faults, coalescing and bank conflicts.
 //!
-//! Global buffers are stored in 4 KiB pages shared copy-on-write between a
+//! Global buffers are stored in 1 KiB pages shared copy-on-write between a
 //! machine and its checkpoints, so stepping back in a large run does not
-//! copy memory that did not change.
+//! copy memory that did not change, and between the SMs of a split run
+//! (`--jobs`). A page is small so that blocks on different SMs seldom write
+//! the same one: a block of 256 threads storing a word each fills a page of
+//! its own, which only its SM copies.
 
 use std::sync::Arc;
 
@@ -15,7 +18,8 @@ use super::kernel::BufferSpec;
 /// this window's faults.
 pub const DEVICE_WINDOW: u64 = 0x0000_7f00_0000_0000;
 
-const PAGE: usize = 4096;
+/// Bytes in a page of a global buffer.
+const PAGE: usize = 1024;
 const SECTOR: u32 = 32;
 const LINE: u32 = 128;
 
@@ -1241,12 +1245,13 @@ mod tests {
     /// each fork wrote, worked out by hand.
     #[test]
     fn forks_that_share_no_written_byte_join_with_every_write() {
-        let mut g = two_zero_pages();
+        let mut g = zero_pages();
         g.write(0x10_0000, &[9]).expect("in bounds");
         let (mut a, mut b) = (g.fork(), g.fork());
-        // Both read word 1 (nobody writes it); a writes bytes 0..4 of page
-        // 0 and a word of page 1, b bytes 4..8 of page 0 with a 64-byte
-        // run from 0x100040 (a whole word of bits).
+        // Both read word 1 (nobody writes it); a writes bytes 0..4 of the
+        // first page and a word of the page at 0x10_1000, b bytes 8..12 of
+        // the first page and a 64-byte run from 0x100040 (a whole word of
+        // bits).
         let mut x = [0u8; 4];
         a.load(0x10_0004, &mut x).expect("in bounds");
         b.load(0x10_0004, &mut x).expect("in bounds");
@@ -1301,7 +1306,7 @@ mod tests {
         for w in writers {
             for other in [read, load, write, store, lanes] {
                 for first in [true, false] {
-                    let mut g = two_zero_pages();
+                    let mut g = zero_pages();
                     let (mut a, mut b) = (g.fork(), g.fork());
                     w(&mut a, &addrs, on);
                     other(&mut b, &addrs, on);
@@ -1313,7 +1318,7 @@ mod tests {
             }
         }
         // Two readers of the same bytes do join.
-        let mut g = two_zero_pages();
+        let mut g = zero_pages();
         let (mut a, mut b) = (g.fork(), g.fork());
         read(&mut a, &addrs, on);
         load(&mut b, &addrs, on);
@@ -1324,8 +1329,10 @@ mod tests {
         (1u64 << n) - 1
     }
 
-    /// Two zeroed pages of words at 0x10_0000.
-    fn two_zero_pages() -> GlobalMemory {
+    /// 8 KiB of zeroed words at 0x10_0000, whose page boundaries include
+    /// 0x10_1000.
+    fn zero_pages() -> GlobalMemory {
+        const { assert!(0x1000 % PAGE == 0) };
         GlobalMemory::new(&[BufferSpec {
             name: "d".into(),
             ty: ElemType::U32,
@@ -1337,9 +1344,10 @@ mod tests {
 
     #[test]
     fn writing_lanes_spanning_pages_and_faults() {
-        let mut g = two_zero_pages();
+        let mut g = zero_pages();
         let keep = g.clone();
-        // Two lanes in page 0, one past the end, one misaligned, one in page 1.
+        // Two lanes in the first page, one past the end, one misaligned, one
+        // in the page at 0x10_1000.
         let addrs = [0x10_0000, 0x10_0004, 0x10_2000, 0x10_0006, 0x10_1000];
         let write = |g: &mut GlobalMemory, size: u32, lanes: &[(u32, [u32; 4])]| {
             let mut r = Vec::new();
@@ -1390,10 +1398,10 @@ mod tests {
 
     #[test]
     fn lanes_in_one_buffer_store_and_load_at_once() {
-        let mut g = two_zero_pages();
+        let mut g = zero_pages();
         let keep = g.clone();
         let mut a = [0u32; 64];
-        // Lanes 0..32 store consecutive words across the page boundary at
+        // Lanes 0..32 store consecutive words across a page boundary at
         // 0x10_1000: 128 bytes from 0x10_0fc0 (sector-aligned, half-way
         // through a line), 4 sectors in 2 lines.
         for (l, x) in a.iter_mut().enumerate().take(32) {
