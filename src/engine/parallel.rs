@@ -27,23 +27,38 @@
 //!   discarded and the machine runs serially from the start, so the report
 //!   is always the serial one.
 //!
-//! Everything else an SM produces is its own and is merged in the serial
-//! order: counters by sum, retired warps' records by (cycle, SM), faults by
-//! (cycle, SM), each SM's in its own order, and a listing's hazards (each
-//! kind at each register and pc listed once, at its first occurrence) by
-//! the (cycle, SM) of that first occurrence, their counts summed. Which thread runs an SM, and
-//! when, decides only how soon a dispatch is made, never what it gives.
+//! Everything else an SM produces is its own and is merged as the serial
+//! run has it: counters by sum; final states and faults by (cycle, SM),
+//! each SM's in its own order; a listing's hazards (each kind at each
+//! register and pc listed once, at its first occurrence) by the (cycle, SM)
+//! of that first occurrence, their counts summed. Retired warps' records
+//! are kept SM by SM, their chunks moved rather than copied: they are read
+//! ordered by warp ([`super::Machine::warp_records`]), so the order they
+//! are kept in is never seen.
+//!
+//! Which thread runs an SM, and when, decides only how soon a dispatch is
+//! made, never what it gives. Each thread has SMs of its own (a run of
+//! neighbours, so that no two threads write the cache lines of adjacent
+//! SMs' data) and takes another's only when none of its own can run.
 
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use super::machine::{Shared, State};
 use super::memory::GlobalMemory;
-use super::records::{ChunkLog, Hazard, MAX_RECORDS, WarpRecord};
+use super::records::{Hazard, MAX_RECORDS};
 use super::sm::Sm;
 
 /// Cycles an SM that is not holding up a dispatch runs before its thread
 /// looks for one that is further behind.
 const STRETCH: u64 = 1 << 14;
+
+/// How long a thread with no SM to run yields its core, waiting for one
+/// to be handed back, before it sleeps: longer than most runs between
+/// hand-backs (tens of microseconds), shorter than a sleeping thread can
+/// take to wake on a busy host.
+const YIELD_FOR: Duration = Duration::from_micros(100);
 
 /// The most memory the SMs' forks of global memory may add: at worst each
 /// SM copies every page it writes and keeps a bit a byte of what it reads
@@ -76,9 +91,8 @@ struct Part {
     /// Blocks dispatched to it, `(block, age of its first warp)`, to launch
     /// when it next runs (at the dispatch's cycle, its clock).
     launch: Vec<(u32, u64)>,
-    /// Each retirement: its cycle and how many warp records and final
-    /// states it added.
-    retired: Vec<(u64, usize, usize)>,
+    /// Each retirement: its cycle and how many final states it added.
+    retired: Vec<(u64, usize)>,
 }
 
 /// What the threads of a split run share, behind one lock.
@@ -217,12 +231,14 @@ impl State {
             running: 0,
             failed: false,
         });
-        let turn = Condvar::new();
+        let turn = Turn::default();
+        let threads = jobs.min(n);
         std::thread::scope(|scope| {
-            for _ in 1..jobs.min(n) {
-                scope.spawn(|| work(sh, &board, &turn, None));
+            let (board, turn) = (&board, &turn);
+            for me in 1..threads {
+                scope.spawn(move || work(sh, board, turn, (me, threads), None));
             }
-            work(sh, &board, &turn, Some(progress));
+            work(sh, board, turn, (0, threads), Some(progress));
         });
         let board = board.into_inner().unwrap_or_else(PoisonError::into_inner);
         if board.failed
@@ -252,26 +268,26 @@ impl State {
         }
         drop(forks);
         // Retirements in (cycle, SM) order; each SM's in its own order.
-        let mut order: Vec<(u64, usize, usize, usize)> = retired
+        let mut order: Vec<(u64, usize, usize)> = retired
             .iter()
             .enumerate()
-            .flat_map(|(s, r)| r.iter().map(move |&(c, n, f)| (c, s, n, f)))
+            .flat_map(|(s, r)| r.iter().map(move |&(c, f)| (c, s, f)))
             .collect();
         order.sort_by_key(|&(c, s, ..)| (c, s));
         let mut finals: Vec<_> = sts
             .iter_mut()
             .map(|st| std::mem::take(&mut st.finals).into_iter())
             .collect();
-        let mut records: Vec<_> = sts.iter().map(|st| st.records.iter()).collect();
-        let mut log: ChunkLog<WarpRecord> = ChunkLog::default();
-        for &(_, s, n, f) in &order {
-            for rec in records[s].by_ref().take(n) {
-                log.push(*rec);
-            }
+        for &(_, s, f) in &order {
             self.finals.extend(finals[s].by_ref().take(f));
         }
-        drop((records, finals));
-        self.records = log;
+        drop(finals);
+        // Warp records SM by SM, their chunks moved, not copied: nothing
+        // reads them in retirement order (`Machine::warp_records` orders
+        // them by warp).
+        for st in &mut sts {
+            self.records.append(std::mem::take(&mut st.records));
+        }
         self.cycle = order.last().map_or(self.cycle, |&(c, ..)| c + 1);
         let mut faults = Vec::new();
         for (s, st) in sts.iter_mut().enumerate() {
@@ -328,19 +344,62 @@ fn merge_hazards(lists: impl Iterator<Item = Vec<Hazard>>) -> Option<Vec<Hazard>
     Some(merged)
 }
 
-/// One thread of a split run: until every SM is done (or the run must be
-/// made serially), makes the dispatches that are due and runs the SM the
-/// furthest behind. The thread given `progress` calls it after each run
-/// it made, with the least clock of the SMs still running.
+/// How the threads of a split run wait for an SM to be handed back.
+#[derive(Default)]
+struct Turn {
+    wake: Condvar,
+    /// SMs handed back so far (changed with the board locked).
+    handed: AtomicU64,
+}
+
+impl Turn {
+    /// Tells waiting threads that an SM was handed back (the board
+    /// locked, after the change).
+    fn handed_back(&self) {
+        self.handed.fetch_add(1, Ordering::Release);
+        self.wake.notify_all();
+    }
+
+    /// With the board locked and nothing to run, waits until an SM is
+    /// handed back: yielding the core for [`YIELD_FOR`], then asleep.
+    /// Returns with the board locked.
+    fn wait<'a>(&self, board: &'a Mutex<Board>, b: MutexGuard<'a, Board>) -> MutexGuard<'a, Board> {
+        let seen = self.handed.load(Ordering::Acquire);
+        drop(b);
+        let start = Instant::now();
+        while self.handed.load(Ordering::Acquire) == seen && start.elapsed() < YIELD_FOR {
+            std::thread::yield_now();
+        }
+        let b = lock(board);
+        if self.handed.load(Ordering::Acquire) != seen {
+            return b;
+        }
+        // Nothing was handed back since `seen` was read, and none can be
+        // until this thread sleeps and lets go of the board.
+        self.wake.wait(b).unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn lock(board: &Mutex<Board>) -> MutexGuard<'_, Board> {
+    board.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One thread of a split run, `me` of `threads`: until every SM is done
+/// (or the run must be made serially), makes the dispatches that are due
+/// and runs the SM the furthest behind of its own (`me`'s share of the SMs
+/// in SM order), or else of any. The thread given `progress` calls it
+/// after each run it made, with the least clock of the SMs still running.
 fn work(
     sh: &Shared,
     board: &Mutex<Board>,
-    turn: &Condvar,
+    turn: &Turn,
+    (me, threads): (usize, usize),
     mut progress: Option<&mut dyn FnMut(u64)>,
 ) {
     let limit = sh.cfg.max_cycles;
-    let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut b = lock();
+    let mut b = lock(board);
+    let n = b.parts.len();
+    let home = |i: usize| i * threads / n == me;
     loop {
         if b.failed {
             break;
@@ -352,13 +411,13 @@ fn work(
                 let p = &b.parts[i];
                 !p.done && p.waits.is_none() && p.st.is_some() && p.clock < limit
             })
-            .min_by_key(|&i| (b.parts[i].clock, i));
+            .min_by_key(|&i| (!home(i), b.parts[i].clock, i));
         let Some(i) = pick else {
             if b.running == 0 {
                 // Nothing runs and nothing can: done, or stopped.
                 break;
             }
-            b = turn.wait(b).unwrap_or_else(PoisonError::into_inner);
+            b = turn.wait(board, b);
             continue;
         };
         let part = &mut b.parts[i];
@@ -378,31 +437,31 @@ fn work(
             let t = st.cycle;
             st.launch_block(sh, 0, t);
         }
-        let before = (st.records.len(), st.finals.len());
+        let before = st.finals.len();
         let stop = st.advance(sh, target);
-        let added = (st.records.len() - before.0, st.finals.len() - before.1);
-        b = lock();
+        let added = st.finals.len() - before;
+        b = lock(board);
         b.running -= 1;
         let part = &mut b.parts[i];
         part.clock = st.cycle;
         match stop {
             Stop::Reached => {}
             Stop::Retired => {
-                part.retired.push((st.cycle - 1, added.0, added.1));
+                part.retired.push((st.cycle - 1, added));
                 part.waits = Some(st.cycle);
             }
             Stop::Empty => part.done = true,
             Stop::Failed => b.failed = true,
         }
         b.parts[i].st = Some(st);
-        turn.notify_all();
+        turn.handed_back();
         if let Some(report) = progress.as_mut() {
             let reached = b.parts.iter().filter(|p| !p.done).map(|p| p.clock).min();
             report(reached.unwrap_or(0));
         }
     }
     drop(b);
-    turn.notify_all();
+    turn.wake.notify_all();
 }
 
 impl Board {
@@ -487,9 +546,10 @@ mod tests {
         }
         let names: Vec<String> = sc.buffers.iter().map(|b| b.name.clone()).collect();
         let r = Report::new(sc, &m).with_buffers(sc, &m, &names);
-        // And what the report sums up: each retired warp's record, in
-        // retirement order, and which blocks each SM ran.
-        let records: Vec<_> = m.st.records.iter().collect();
+        // And what the report sums up: each warp's record, as
+        // `Machine::warp_records` orders them (by warp), and which blocks
+        // each SM ran.
+        let records = m.warp_records();
         let sms: Vec<Vec<u32>> =
             m.st.sms
                 .iter()

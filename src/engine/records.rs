@@ -166,6 +166,7 @@ pub struct FinalState {
 /// the tail (under a chunk) is copied, and pushing takes no atomic.
 #[derive(Debug, Clone)]
 pub(crate) struct ChunkLog<T: Clone> {
+    /// Full chunks, but where [`ChunkLog::append`] joined two logs.
     full: Vec<Arc<Vec<T>>>,
     tail: Vec<T>,
 }
@@ -188,13 +189,24 @@ impl<T: Clone> ChunkLog<T> {
         }
         self.tail.push(v);
         if self.tail.len() == Self::CHUNK {
-            // A full chunk moves into its `Arc` without being copied.
-            self.full.push(Arc::new(std::mem::take(&mut self.tail)));
+            self.seal();
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.full.len() * Self::CHUNK + self.tail.len()
+    /// Moves the tail into the chunks without copying it.
+    fn seal(&mut self) {
+        self.full.push(Arc::new(std::mem::take(&mut self.tail)));
+    }
+
+    /// Appends `other`'s entries after this log's, moving its chunks
+    /// rather than copying entries (this log's tail becomes a chunk of its
+    /// own, not full).
+    pub fn append(&mut self, other: ChunkLog<T>) {
+        if !self.tail.is_empty() {
+            self.seal();
+        }
+        self.full.extend(other.full);
+        self.tail = other.tail;
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &T> {
@@ -207,3 +219,59 @@ impl<T: Clone> ChunkLog<T> {
 
 /// Most faults and hazards kept for the report (the counts keep going).
 pub(crate) const MAX_RECORDS: usize = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::ChunkLog;
+
+    fn log(range: std::ops::Range<u32>) -> ChunkLog<u32> {
+        let mut l = ChunkLog::default();
+        for v in range {
+            l.push(v);
+        }
+        l
+    }
+
+    /// Logs appended keep every entry once, in order: the first log's,
+    /// then the second's, whichever of them ends mid-chunk, and pushes
+    /// after go to the end. The expected lists are the ranges written out.
+    #[test]
+    fn appended_logs_hold_both_in_order() {
+        let chunk = ChunkLog::<u32>::CHUNK as u32;
+        for (a, b) in [
+            (0, 0),
+            (3, 0),
+            (0, 5),
+            (3, 5),
+            (chunk, 2),
+            (chunk + 3, 2 * chunk + 1),
+            (2 * chunk, chunk),
+        ] {
+            let mut first = log(0..a);
+            first.append(log(1_000_000..1_000_000 + b));
+            for v in 7..7 + chunk + 1 {
+                first.push(v);
+            }
+            let want: Vec<u32> = (0..a)
+                .chain(1_000_000..1_000_000 + b)
+                .chain(7..7 + chunk + 1)
+                .collect();
+            let got: Vec<u32> = first.iter().copied().collect();
+            assert_eq!(got, want, "{a} then {b}");
+        }
+    }
+
+    /// Appending moves the other log's full chunks: a clone of it still
+    /// shares them (no entry was copied).
+    #[test]
+    fn appending_moves_full_chunks() {
+        let other = log(0..3000);
+        let kept = other.clone();
+        let mut l = log(0..10);
+        l.append(other);
+        assert_eq!(l.full.len(), 3, "the first log's tail and two full chunks");
+        for (mine, theirs) in l.full[1..].iter().zip(&kept.full) {
+            assert!(std::sync::Arc::ptr_eq(mine, theirs));
+        }
+    }
+}
