@@ -142,6 +142,18 @@ fn row<const N: usize>(w: &Warp, r: u8) -> Option<&[u32]> {
     w.regs.get(usize::from(r) * n..(usize::from(r) + 1) * n)
 }
 
+/// Register `r`'s lanes to write (`None` for `RZ`). A load fills them
+/// lane by lane directly: filled into a buffer first, a row read back
+/// whole right after its lanes were stored one at a time waits on those
+/// stores.
+fn row_mut<const N: usize>(w: &mut Warp, r: u8) -> Option<&mut [u32]> {
+    if r == RZ {
+        return None;
+    }
+    let n = lanes_of::<N>(w);
+    w.regs.get_mut(usize::from(r) * n..(usize::from(r) + 1) * n)
+}
+
 /// A source's lanes. Integer view (`float` false): `-R` negates, `~R`
 /// inverts. Float view: `|R|` clears the sign bit, `-R` flips it.
 #[inline(always)]
@@ -823,12 +835,15 @@ pub fn memory_op<const N: usize>(
         // One word a lane (the common load) moves as a `u32`, with no
         // rows for wider loads.
         if size == 4 {
-            let mut vals: Lanes = [0; 64];
+            // Into the register's lanes (the lanes of `on_n` only): see
+            // `row_mut`. `RZ` reads all the same.
+            let mut dst = row_mut::<N>(w, reg);
             let got = env.global.load_one_buffer(size, &a, on_n, |l, b| {
-                vals[l] = b.try_into().map_or(0, u32::from_le_bytes);
+                if let Some(x) = dst.as_deref_mut().and_then(|d| d.get_mut(l)) {
+                    *x = b.try_into().map_or(0, u32::from_le_bytes);
+                }
             });
             if let Some(c) = got {
-                write::<N>(w, reg, &vals, on_n);
                 return MemEffect::Global(c);
             }
         } else {
@@ -924,14 +939,22 @@ fn shared_words<const N: usize>(
     let mut vals: Lanes = [0; 64];
     let mut ok: u64 = 0;
     // Every lane at once where none faults (the usual case); with no lane
-    // on, nothing to do (and no memory to allocate for a store).
+    // on, nothing to do (and no memory to allocate for a store). A load
+    // fills the register's lanes directly (see `row_mut`).
+    let mut direct = false;
     let at_once = on_n != 0
         && match env.shared.as_deref_mut() {
             Some(m) if store => {
                 let r = row::<N>(w, reg).unwrap_or(&[]);
                 m.store_words(a, on_n, |l| r.get(l).copied().unwrap_or(0))
             }
-            Some(m) => m.load_words(a, on_n, &mut vals),
+            Some(m) => match row_mut::<N>(w, reg) {
+                Some(dst) => {
+                    direct = true;
+                    m.load_words(a, on_n, dst)
+                }
+                None => m.load_words(a, on_n, &mut vals),
+            },
             None => false,
         };
     if at_once {
@@ -948,7 +971,9 @@ fn shared_words<const N: usize>(
             Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
         }
     }
-    if !store {
+    // A store writes no register; a load filled in place has.
+    let written = store || (direct && at_once);
+    if !written {
         write::<N>(w, reg, &vals, ok);
     }
     if on == 0 {

@@ -74,7 +74,7 @@ type PageBits = [u64; PAGE / 64];
 
 /// The bytes a fork of global memory read and wrote, by buffer and page
 /// (a page's bits exist once the fork touched it).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Touched {
     read: Vec<Vec<Option<Box<PageBits>>>>,
     written: Vec<Vec<Option<Box<PageBits>>>>,
@@ -109,8 +109,18 @@ fn mark(marks: &mut [Vec<Option<Box<PageBits>>>], b: usize, off: usize, n: usize
     if o % 64 + n <= 64 && n < 64 {
         bits[o / 64] |= ((1u64 << n) - 1) << (o % 64);
     } else {
-        for i in o..(o + n).min(PAGE) {
-            bits[i / 64] |= 1 << (i % 64);
+        // A longer run (a warp's contiguous words): a 64-bit word of bits
+        // at a time.
+        let end = (o + n).min(PAGE);
+        let mut i = o;
+        while i < end {
+            let take = (64 - i % 64).min(end - i);
+            bits[i / 64] |= if take == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << take) - 1) << (i % 64)
+            };
+            i += take;
         }
     }
 }
@@ -363,14 +373,20 @@ impl GlobalMemory {
     /// and lines are the distinct ones of the addresses in order: the
     /// counts [`coalesce`] makes. Lanes in address order are counted as
     /// they are; others are counted over their addresses sorted.
-    fn one_buffer(&self, size: u32, addrs: &[u32; 64], on: u64) -> Option<(usize, Coalescing)> {
+    fn one_buffer(
+        &self,
+        size: u32,
+        addrs: &[u32; 64],
+        on: u64,
+    ) -> Option<(usize, Coalescing, bool)> {
         if !size.is_power_of_two() || on == 0 {
             return None;
         }
         let first = on.trailing_zeros() as usize % 64;
         let last = 63 - on.leading_zeros() as usize % 64;
         let run = on >> first;
-        let t = if run & run.wrapping_add(1) == 0 {
+        let consecutive = run & run.wrapping_add(1) == 0;
+        let t = if consecutive {
             // Consecutive lanes (the whole warp, usually): a plain slice.
             Tally::in_order(&addrs[first..=last])
         } else {
@@ -400,7 +416,16 @@ impl GlobalMemory {
             lines: t.lines,
             requested_bytes: t.distinct * size,
         };
-        Some((b, c))
+        // Dense: consecutive lanes at consecutive addresses, lane `first`
+        // at the lowest. Aligned and all distinct in increasing order,
+        // each step is at least `size`; steps summing to `size` a lane,
+        // each is exactly `size`.
+        let k = (last + 1 - first) as u64;
+        let dense = consecutive
+            && !t.backwards
+            && u64::from(t.distinct) == k
+            && u64::from(t.high - t.low) == u64::from(size) * (k - 1);
+        Some((b, c, dense))
     }
 
     /// One store's lanes at once when [`GlobalMemory::one_buffer`] holds:
@@ -415,11 +440,24 @@ impl GlobalMemory {
         on: u64,
         mut put: impl FnMut(usize, &mut [u8]),
     ) -> Option<Coalescing> {
-        let (b, c) = self.one_buffer(size, addrs, on)?;
+        let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         let GlobalMemory { buffers, touched } = self;
         let buf = &mut buffers[b];
         let base = u64::from(buf.base);
+        if dense {
+            // One stretch of bytes, lane after lane: a page at a time.
+            for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
+                let page = Arc::make_mut(&mut buf.pages[p]);
+                for (i, d) in page[o..o + take].chunks_exact_mut(n).enumerate() {
+                    put(lane + i, d);
+                }
+                if let Some(t) = touched.as_deref_mut() {
+                    mark(&mut t.written, b, p * PAGE + o, take);
+                }
+            }
+            return Some(c);
+        }
         let mut rest = on;
         while rest != 0 {
             // Consecutive lanes in one page (lanes in address order, the
@@ -456,10 +494,22 @@ impl GlobalMemory {
         on: u64,
         mut got: impl FnMut(usize, &[u8]),
     ) -> Option<Coalescing> {
-        let (b, c) = self.one_buffer(size, addrs, on)?;
+        let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
-        let buf = &self.buffers[b];
+        let GlobalMemory { buffers, touched } = self;
+        let buf = &buffers[b];
         let base = u64::from(buf.base);
+        if dense {
+            for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
+                for (i, d) in buf.pages[p][o..o + take].chunks_exact(n).enumerate() {
+                    got(lane + i, d);
+                }
+                if let Some(t) = touched.as_deref_mut() {
+                    mark(&mut t.read, b, p * PAGE + o, take);
+                }
+            }
+            return Some(c);
+        }
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
@@ -469,7 +519,7 @@ impl GlobalMemory {
             let (page, o) = (&buf.pages[off / PAGE], off % PAGE);
             got(l, &page[o..o + n]);
         }
-        if let Some(t) = self.touched.as_deref_mut() {
+        if let Some(t) = touched.as_deref_mut() {
             let mut rest = on;
             while rest != 0 {
                 let l = rest.trailing_zeros() as usize % 64;
@@ -509,13 +559,40 @@ impl GlobalMemory {
     }
 }
 
+/// The pages that the lanes of `on` span when [`GlobalMemory::one_buffer`]
+/// found them dense (`n` bytes a lane, lane after lane, in a buffer at
+/// `base`): `(page, offset in it, bytes, the lane at that offset)` for
+/// each. Pages hold whole aligned accesses, so the bytes are a multiple
+/// of `n`.
+fn dense_pages(
+    addrs: &[u32; 64],
+    on: u64,
+    base: u64,
+    n: usize,
+) -> impl Iterator<Item = (usize, usize, usize, usize)> {
+    let first = on.trailing_zeros() as usize % 64;
+    let start = (u64::from(addrs[first]) - base) as usize;
+    let end = start + n * on.count_ones() as usize;
+    let mut at = start;
+    std::iter::from_fn(move || {
+        (at < end).then(|| {
+            let (p, o) = (at / PAGE, at % PAGE);
+            let take = (PAGE - o).min(end - at);
+            let lane = first + (at - start) / n;
+            at += take;
+            (p, o, take, lane)
+        })
+    })
+}
+
 /// [`GlobalMemory::one_buffer`]'s counts over lanes' addresses, each
 /// compared with the one before it.
 struct Tally {
-    /// Some address came before the previous one.
+    /// Some address came before the previous one (in the lanes' order,
+    /// also when [`Tally::in_order`] counted them sorted).
     backwards: bool,
-    /// The first and last addresses: the lowest and highest when none
-    /// goes backwards.
+    /// The first and last addresses counted: the lowest and highest in
+    /// [`Tally::in_order`]'s counts.
     low: u32,
     high: u32,
     /// Every address ORed: its low bits show any misalignment.
@@ -530,6 +607,15 @@ impl Tally {
     /// own, so the loop has no carried state but its sums, which
     /// vectorise.
     fn of(lanes: &[u32]) -> Self {
+        match <&[u32; 32]>::try_from(lanes) {
+            // A whole 32-lane warp: a fixed count of pairs, unrolled.
+            Ok(all) => Self::count(all),
+            Err(_) => Self::count(lanes),
+        }
+    }
+
+    #[inline(always)]
+    fn count(lanes: &[u32]) -> Self {
         let (mut back, mut bits) = (0u32, lanes[0]);
         let (mut distinct, mut sectors, mut lines) = (1u32, 1u32, 1u32);
         for (&p, &a) in lanes.iter().zip(&lanes[1..]) {
@@ -561,7 +647,11 @@ impl Tally {
         let sorted = &mut sorted[..lanes.len()];
         sorted.copy_from_slice(lanes);
         sorted.sort_unstable();
-        Tally::of(sorted)
+        // Counted sorted, but the lanes' own order went backwards.
+        Tally {
+            backwards: true,
+            ..Tally::of(sorted)
+        }
     }
 }
 
@@ -589,6 +679,9 @@ pub struct SharedMemory {
     bytes: Vec<u8>,
     size: u32,
 }
+
+/// The lanes of a whole 32-lane warp.
+const FULL_32: u64 = (1 << 32) - 1;
 
 /// Shared memory is held in steps of this many bytes as it is written.
 const SHARED_GROWTH: usize = 256;
@@ -660,39 +753,90 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// Whether the 4-byte words at `addrs[l]` for the lanes of `on` are
-    /// all aligned and inside: then none of them faults. One pass over
-    /// every lane, masked, with no branch a lane (it vectorises).
-    /// Returns the end of the highest word when they fit.
-    fn words_fit(&self, addrs: &[u32; 64], on: u64) -> Option<usize> {
-        let (mut bits, mut high) = (0u32, 0u32);
-        for (l, &a) in addrs.iter().enumerate() {
-            let a = a & 0u32.wrapping_sub((on >> l) as u32 & 1);
-            bits |= a;
-            high = high.max(a);
+    /// The words of a [`ByteRun`] when every one is aligned and inside:
+    /// `(first word, word stride, end of the highest word)`. The run's
+    /// addresses step by `step` as a signed 32-bit number; its ends inside
+    /// the block's bytes bound every address between (so a run whose
+    /// wrapped addresses fit some other way is left to `words_fit`).
+    fn run_words(&self, run: ByteRun) -> Option<(i64, i64, usize)> {
+        if !run.start.is_multiple_of(4) || !run.step.is_multiple_of(4) {
+            return None;
         }
+        let s = i64::from(run.step as i32);
+        let a0 = i64::from(run.start);
+        let last = a0 + s * (run.n as i64 - 1);
+        let (lo, hi) = (a0.min(last), a0.max(last));
+        (lo >= 0 && hi + 4 <= i64::from(self.size)).then_some((a0 / 4, s / 4, (hi + 4) as usize))
+    }
+
+    /// Whether the 4-byte words at `addrs[l]` for the lanes of `on` are
+    /// all aligned and inside: then none of them faults (see
+    /// [`masked_or_max`]). Returns the end of the highest word when they fit.
+    fn words_fit(&self, addrs: &[u32; 64], on: u64) -> Option<usize> {
+        // A warp of up to 32 lanes (the usual one) needs half the pass.
+        let (bits, high) = match <&[u32; 32]>::try_from(&addrs[..32]) {
+            Ok(low) if on >> 32 == 0 => masked_or_max(low, on),
+            _ => masked_or_max(addrs, on),
+        };
         let end = u64::from(high) + 4;
         (bits % 4 == 0 && end <= u64::from(self.size)).then_some(end as usize)
     }
 
     /// [`SharedMemory::read_u32`] of every lane of `on` at once, into
-    /// `out[l]`, when none of them faults; `false`, reading nothing,
-    /// otherwise (then each lane goes on its own, with its fault).
-    pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32; 64]) -> bool {
+    /// `out[l]` (no other lane of `out` is written), when none of them
+    /// faults; `false`, reading nothing, otherwise (then each lane goes on
+    /// its own, with its fault), and when `out` has no place for a lane.
+    pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32]) -> bool {
+        if 64 - on.leading_zeros() as usize > out.len() {
+            return false;
+        }
+        if let Some(run) = ByteRun::of(addrs, on)
+            && let Some((w0, ws, _)) = self.run_words(run)
+        {
+            // Lanes a constant stride apart (the usual access): word
+            // `w0 + ws * i` for the run's lane `i`, the ends checked.
+            let (words, _) = self.bytes.as_chunks::<4>();
+            let dst = &mut out[run.first..run.first + run.n];
+            match words.get(w0 as usize..w0 as usize + run.n) {
+                Some(src) if ws == 1 => {
+                    for (o, b) in dst.iter_mut().zip(src) {
+                        *o = u32::from_le_bytes(*b);
+                    }
+                }
+                _ => {
+                    let mut wi = w0;
+                    for o in dst.iter_mut() {
+                        *o = words.get(wi as usize).map_or(0, |&b| u32::from_le_bytes(b));
+                        wi += ws;
+                    }
+                }
+            }
+            return true;
+        }
         if self.words_fit(addrs, on).is_none() {
             return false;
+        }
+        // Every address is aligned: word `a / 4` holds bytes `a..a + 4`.
+        let (words, _) = self.bytes.as_chunks::<4>();
+        let read = |a: u32| {
+            words
+                .get(a as usize / 4)
+                .map_or(0, |&b| u32::from_le_bytes(b))
+        };
+        if on == FULL_32 {
+            // A whole 32-lane warp (the usual access): lane by lane, with
+            // no mask to walk.
+            for (o, &a) in out[..32].iter_mut().zip(&addrs[..32]) {
+                *o = read(a);
+            }
+            return true;
         }
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
             rest &= rest - 1;
-            let a = addrs[l] as usize;
             // Memory never written reads zero.
-            out[l] = self
-                .bytes
-                .get(a..a + 4)
-                .and_then(|b| b.try_into().ok())
-                .map_or(0, u32::from_le_bytes);
+            out[l] = read(addrs[l]);
         }
         true
     }
@@ -702,25 +846,114 @@ impl SharedMemory {
     /// lane's address wins), when none of them faults; `false`, writing
     /// nothing, otherwise.
     pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: impl Fn(usize) -> u32) -> bool {
+        if let Some(run) = ByteRun::of(addrs, on)
+            && let Some((w0, ws, end)) = self.run_words(run)
+        {
+            // Lanes a constant stride apart: see `load_words`.
+            self.hold(end);
+            let (words, _) = self.bytes.as_chunks_mut::<4>();
+            match words.get_mut(w0 as usize..w0 as usize + run.n) {
+                Some(dst) if ws == 1 => {
+                    for (i, b) in dst.iter_mut().enumerate() {
+                        *b = vals(run.first + i).to_le_bytes();
+                    }
+                }
+                _ => {
+                    // In lane order: with a stride of 0, the last lane's
+                    // word stays.
+                    let mut wi = w0;
+                    for l in run.first..run.first + run.n {
+                        if let Some(b) = words.get_mut(wi as usize) {
+                            *b = vals(l).to_le_bytes();
+                        }
+                        wi += ws;
+                    }
+                }
+            }
+            return true;
+        }
         let Some(end) = self.words_fit(addrs, on) else {
             return false;
         };
         self.hold(end);
+        // Every address is aligned, and every word is held now.
+        let (words, _) = self.bytes.as_chunks_mut::<4>();
+        if on == FULL_32 {
+            for (l, &a) in addrs[..32].iter().enumerate() {
+                if let Some(b) = words.get_mut(a as usize / 4) {
+                    *b = vals(l).to_le_bytes();
+                }
+            }
+            return true;
+        }
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
             rest &= rest - 1;
-            let a = addrs[l] as usize;
-            if let Some(b) = self
-                .bytes
-                .get_mut(a..a + 4)
-                .and_then(|b| <&mut [u8; 4]>::try_from(b).ok())
-            {
+            if let Some(b) = words.get_mut(addrs[l] as usize / 4) {
                 *b = vals(l).to_le_bytes();
             }
         }
         true
     }
+}
+
+/// Lanes `first..first + n` (all of a mask's lanes, consecutive) whose
+/// byte addresses start at `start` and step by `step` (wrapping) from
+/// lane to lane: a row, a column, a broadcast.
+#[derive(Debug, Clone, Copy)]
+struct ByteRun {
+    first: usize,
+    n: usize,
+    start: u32,
+    step: u32,
+}
+
+impl ByteRun {
+    /// The run of the lanes of `on` at `addrs`, when they are one.
+    #[inline(always)]
+    fn of(addrs: &[u32; 64], on: u64) -> Option<Self> {
+        let (first, n) = lane_run(on)?;
+        let a = &addrs[first..first + n];
+        let step = if n > 1 { a[1].wrapping_sub(a[0]) } else { 0 };
+        let uneven = match <&[u32; 32]>::try_from(a) {
+            // A whole 32-lane warp: a fixed count of steps, unrolled.
+            Ok(w) => uneven_steps(w, step, 1),
+            Err(_) => uneven_steps(a, step, 1),
+        };
+        (uneven == 0).then_some(ByteRun {
+            first,
+            n,
+            start: a[0],
+            step,
+        })
+    }
+}
+
+/// `(first lane, lanes)` when the lanes of `on` are one run of
+/// consecutive lanes (and at least one).
+#[inline(always)]
+fn lane_run(on: u64) -> Option<(usize, usize)> {
+    if on == 0 {
+        return None;
+    }
+    let first = on.trailing_zeros() as usize;
+    let run = on >> first;
+    (run & run.wrapping_add(1) == 0).then_some((first, run.count_ones() as usize))
+}
+
+/// The OR and the highest of `addrs[l]` over the lanes of `on` (the
+/// others count as 0): one pass over every lane, masked, with no branch a
+/// lane (it vectorises).
+#[inline(always)]
+fn masked_or_max<const L: usize>(addrs: &[u32; L], on: u64) -> (u32, u32) {
+    let (mut bits, mut high) = (0u32, 0u32);
+    for (l, &a) in addrs.iter().enumerate() {
+        let a = a & 0u32.wrapping_sub((on >> l) as u32 & 1);
+        bits |= a;
+        high = high.max(a);
+    }
+    (bits, high)
 }
 
 /// How one warp-wide global access maps onto sectors and lines.
@@ -834,12 +1067,7 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
     if lanes == 0 {
         return Some(0);
     }
-    let first = lanes.trailing_zeros() as usize;
-    let run = lanes >> first;
-    if run & run.wrapping_add(1) != 0 {
-        return None;
-    }
-    let n = run.count_ones() as usize;
+    let (first, n) = lane_run(lanes)?;
     let words = &addrs[first..first + n];
     if n == 1 {
         return Some(1);
@@ -849,9 +1077,11 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
     // +-2^30 and equal ones are equal as wrapped `u32`s: one pass with no
     // early exit, which vectorises.
     let step = (words[1] / 4).wrapping_sub(words[0] / 4);
-    let uneven = words.iter().zip(&words[1..]).fold(0, |acc, (&p, &a)| {
-        acc | ((a / 4).wrapping_sub(p / 4) ^ step)
-    });
+    let uneven = match <&[u32; 32]>::try_from(words) {
+        // A whole 32-lane warp: a fixed count of steps, unrolled.
+        Ok(w) => uneven_steps(w, step, 4),
+        Err(_) => uneven_steps(words, step, 4),
+    };
     if uneven != 0 {
         return None;
     }
@@ -859,8 +1089,33 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
         return Some(1);
     }
     let banks = u64::from(banks.max(1));
-    let period = banks / gcd(stride.rem_euclid(banks as i64) as u64, banks);
-    Some((n as u64).div_ceil(period) as u32)
+    let n = n as u64;
+    if banks.is_power_of_two() {
+        // The usual banks, with no division: the stride modulo 2^k keeps
+        // its low k bits, gcd(r, 2^k) is 2^(trailing zeros of r) for
+        // 0 < r < 2^k, so the period is 2^(k - tz(r)); r = 0 puts every
+        // lane in one bank.
+        let r = (stride as u64) & (banks - 1);
+        let period_log = if r == 0 {
+            0
+        } else {
+            banks.trailing_zeros() - r.trailing_zeros()
+        };
+        return Some(((n + (1 << period_log) - 1) >> period_log) as u32);
+    }
+    let r = stride.rem_euclid(banks as i64) as u64;
+    Some(n.div_ceil(banks / gcd(r, banks)) as u32)
+}
+
+/// Nonzero when some step between consecutive addresses of `addrs`,
+/// counted in `unit`s (1: bytes, 4: words), is not `step` (wrapping).
+#[inline(always)]
+fn uneven_steps(addrs: &[u32], step: u32, unit: u32) -> u32 {
+    let mut acc = 0;
+    for i in 1..addrs.len() {
+        acc |= (addrs[i] / unit).wrapping_sub(addrs[i - 1] / unit) ^ step;
+    }
+    acc
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -1056,6 +1311,41 @@ mod tests {
         assert_eq!(bank_passes(&[], 32, &mut s), 0);
     }
 
+    /// `load_words` and `store_words` of the lanes of `on` against each
+    /// lane on its own (`read_u32`, `write_u32` in lane order): the same
+    /// words, the same memory after, and refused (changing nothing)
+    /// exactly when some lane would fault.
+    fn words_match_lane_by_lane(
+        mut m: SharedMemory,
+        addrs: &[u32; 64],
+        on: u64,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let lanes: Vec<usize> = (0..64).filter(|l| on >> l & 1 != 0).collect();
+        let each: Vec<Result<u32, FaultKind>> =
+            lanes.iter().map(|&l| m.read_u32(addrs[l])).collect();
+        let fits = each.iter().all(Result::is_ok);
+        let mut out = [0u32; 64];
+        proptest::prop_assert_eq!(m.load_words(addrs, on, &mut out), fits);
+        if fits {
+            let got: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| Ok(out[l])).collect();
+            proptest::prop_assert_eq!(got, each);
+        }
+        let mut reference = m.clone();
+        if fits {
+            for &l in &lanes {
+                reference
+                    .write_u32(addrs[l], 1000 + l as u32)
+                    .expect("fits");
+            }
+        }
+        proptest::prop_assert_eq!(m.store_words(addrs, on, |l| 1000 + l as u32), fits);
+        proptest::prop_assert_eq!(m.bytes.len(), reference.bytes.len());
+        for k in 0..m.size / 4 {
+            proptest::prop_assert_eq!(m.read_u32(4 * k), reference.read_u32(4 * k));
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         // The reference is a direct count, independent of both paths: for
         // every bank, the distinct words that fall in it, collected in a
@@ -1157,25 +1447,34 @@ mod tests {
             if let Some((l, misaligned)) = bad {
                 addrs[l] = if misaligned { addrs[l] + 2 } else { 256 };
             }
-            let lanes: Vec<usize> = (0..64).filter(|l| on >> l & 1 != 0).collect();
-            let each: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| m.read_u32(addrs[l])).collect();
-            let fits = each.iter().all(Result::is_ok);
-            let mut out = [0u32; 64];
-            proptest::prop_assert_eq!(m.load_words(&addrs, on, &mut out), fits);
-            if fits {
-                let got: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| Ok(out[l])).collect();
-                proptest::prop_assert_eq!(got, each);
+            words_match_lane_by_lane(m, &addrs, on)?;
+        }
+
+        // The same, for lanes a constant byte stride apart (a row, a
+        // column, a broadcast, backwards; the at-once path's closed form):
+        // any run of consecutive lanes, any start and stride (misaligned,
+        // past the end, wrapping past 2^32 now and then), over memory
+        // written up to some word (past it, reads are zero).
+        #[test]
+        fn shared_strides_at_once_match_lane_by_lane(
+            start in proptest::prop_oneof![0u32..1100, (u32::MAX - 200)..=u32::MAX],
+            step in -300i32..300,
+            (first, n) in proptest::strategy::Strategy::prop_flat_map(0usize..64, |f| (proptest::strategy::Just(f), 1..=64 - f)),
+            written in 0u32..=256,
+            other in proptest::collection::vec(0u32..1024, 64),
+        ) {
+            // 1 KiB: 256 words, the first `written` written.
+            let mut m = SharedMemory::new(1024);
+            for k in 0..written {
+                m.write_u32(4 * k, 7 * k + 1).expect("in bounds");
             }
-            let mut reference = m.clone();
-            if fits {
-                for &l in &lanes {
-                    reference.write_u32(addrs[l], 1000 + l as u32).expect("fits");
-                }
+            let mut addrs = [0u32; 64];
+            addrs.copy_from_slice(&other);
+            for i in 0..n {
+                addrs[first + i] = start.wrapping_add((step as u32).wrapping_mul(i as u32));
             }
-            proptest::prop_assert_eq!(m.store_words(&addrs, on, |l| 1000 + l as u32), fits);
-            for k in 0..64u32 {
-                proptest::prop_assert_eq!(m.read_u32(4 * k), reference.read_u32(4 * k));
-            }
+            let on = lane_mask_of(n as u32) << first;
+            words_match_lane_by_lane(m, &addrs, on)?;
         }
 
         // The one-buffer paths against the lane-by-lane reference: each
@@ -1189,9 +1488,11 @@ mod tests {
             on: u64,
             k in 0usize..5,
             bad in proptest::option::weighted(0.2, (0usize..64, proptest::bool::ANY)),
+            dense in proptest::option::weighted(0.5, (0usize..64, 1usize..=64, 0u32..8192)),
+            forked: bool,
         ) {
             let size = [1u32, 2, 4, 8, 16][k];
-            let mut g = GlobalMemory::new(&[BufferSpec {
+            let g = GlobalMemory::new(&[BufferSpec {
                 name: "d".into(),
                 ty: ElemType::U32,
                 len: 2048,
@@ -1203,10 +1504,23 @@ mod tests {
             for (a, &s) in addrs.iter_mut().zip(&slots) {
                 *a = 0x10_0000 + s * (8192 / 64);
             }
+            let mut on = if on == 0 { 1 } else { on };
+            // Or consecutive lanes at consecutive addresses (a coalesced
+            // access), over a page boundary now and then, and past the end.
+            if let Some((first, count, start)) = dense {
+                let count = count.min(64 - first);
+                for i in 0..count {
+                    addrs[first + i] = 0x10_0000 + start / size * size + i as u32 * size;
+                }
+                on = lane_mask_of(count as u32) << first;
+            }
             if let Some((l, misaligned)) = bad {
                 addrs[l] = if misaligned { addrs[l] + size / 2 } else { 0x10_2000 };
             }
-            let on = if on == 0 { 1 } else { on };
+            // A fork notes the bytes read and written: lane by lane as at
+            // once.
+            let mut g = if forked { g.fork() } else { g };
+            let mut reference = g.clone();
             let lanes: Vec<usize> = (0..64).filter(|l| on >> l & 1 != 0).collect();
             let faults = lanes.iter().any(|&l| {
                 let mut b = vec![0u8; size as usize];
@@ -1222,20 +1536,20 @@ mod tests {
                     .iter()
                     .map(|&l| {
                         let mut b = vec![0u8; size as usize];
-                        g.read(addrs[l], &mut b).expect("in bounds");
+                        reference.load(addrs[l], &mut b).expect("in bounds");
                         (l, b)
                     })
                     .collect();
                 proptest::prop_assert_eq!(got, each);
             }
             let words = |l: usize| [1000 + l as u32, 2000 + l as u32, 3000, 4000];
-            let mut reference = g.clone();
             let items = lanes.iter().map(|&l| (l as u32, addrs[l], words(l)));
             reference.write_lanes(size, items, |_, _, _| {});
             let c = g.store_one_buffer(size, &addrs, on, |l, d| put_words(d, &words(l)));
             proptest::prop_assert_eq!(c, want);
             if !faults {
                 proptest::prop_assert_eq!(g.buffer("d"), reference.buffer("d"));
+                proptest::prop_assert_eq!(&g.touched, &reference.touched);
             }
         }
     }
