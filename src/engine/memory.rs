@@ -607,11 +607,7 @@ impl Tally {
     /// own, so the loop has no carried state but its sums, which
     /// vectorise.
     fn of(lanes: &[u32]) -> Self {
-        match <&[u32; 32]>::try_from(lanes) {
-            // A whole 32-lane warp: a fixed count of pairs, unrolled.
-            Ok(all) => Self::count(all),
-            Err(_) => Self::count(lanes),
-        }
+        as_32_lanes(lanes, Self::count)
     }
 
     #[inline(always)]
@@ -916,17 +912,23 @@ impl ByteRun {
         let (first, n) = lane_run(on)?;
         let a = &addrs[first..first + n];
         let step = if n > 1 { a[1].wrapping_sub(a[0]) } else { 0 };
-        let uneven = match <&[u32; 32]>::try_from(a) {
-            // A whole 32-lane warp: a fixed count of steps, unrolled.
-            Ok(w) => uneven_steps(w, step, 1),
-            Err(_) => uneven_steps(a, step, 1),
-        };
+        let uneven = as_32_lanes(a, |a| uneven_steps(a, step, 1));
         (uneven == 0).then_some(ByteRun {
             first,
             n,
             start: a[0],
             step,
         })
+    }
+}
+
+/// `f(lanes)`, compiled apart for a whole 32-lane warp (the usual one),
+/// where the length is known and a loop over the lanes is unrolled.
+#[inline(always)]
+fn as_32_lanes<R>(lanes: &[u32], f: impl Fn(&[u32]) -> R) -> R {
+    match <&[u32; 32]>::try_from(lanes) {
+        Ok(all) => f(all),
+        Err(_) => f(lanes),
     }
 }
 
@@ -1077,11 +1079,7 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
     // +-2^30 and equal ones are equal as wrapped `u32`s: one pass with no
     // early exit, which vectorises.
     let step = (words[1] / 4).wrapping_sub(words[0] / 4);
-    let uneven = match <&[u32; 32]>::try_from(words) {
-        // A whole 32-lane warp: a fixed count of steps, unrolled.
-        Ok(w) => uneven_steps(w, step, 4),
-        Err(_) => uneven_steps(words, step, 4),
-    };
+    let uneven = as_32_lanes(words, |w| uneven_steps(w, step, 4));
     if uneven != 0 {
         return None;
     }
