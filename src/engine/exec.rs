@@ -20,7 +20,7 @@ use crate::asm::ir::{
 use crate::isa::semantics::{self, canon};
 
 use super::convergence::its::lanes;
-use super::memory::{self, Coalescing, FaultKind, GlobalMemory, SharedMemory};
+use super::memory::{self, Coalescing, FaultKind, GlobalMemory, Moved, SharedMemory};
 use super::warp::{Warp, lane_mask};
 
 /// Reusable buffers for one instruction's execution.
@@ -942,21 +942,19 @@ fn shared_words<const N: usize>(
     // on, nothing to do (and no memory to allocate for a store). A load
     // fills the register's lanes directly (see `row_mut`).
     let mut direct = false;
-    let at_once = on_n != 0
-        && match env.shared.as_deref_mut() {
-            Some(m) if store => {
-                let r = row::<N>(w, reg).unwrap_or(&[]);
-                m.store_words(a, on_n, |l| r.get(l).copied().unwrap_or(0))
+    let moved = match env.shared.as_deref_mut() {
+        _ if on_n == 0 => Moved::Refused,
+        Some(m) if store => m.store_words(a, on_n, row::<N>(w, reg).unwrap_or(&[])),
+        Some(m) => match row_mut::<N>(w, reg) {
+            Some(dst) => {
+                direct = true;
+                m.load_words(a, on_n, dst)
             }
-            Some(m) => match row_mut::<N>(w, reg) {
-                Some(dst) => {
-                    direct = true;
-                    m.load_words(a, on_n, dst)
-                }
-                None => m.load_words(a, on_n, &mut vals),
-            },
-            None => false,
-        };
+            None => m.load_words(a, on_n, &mut vals),
+        },
+        None => Moved::Refused,
+    };
+    let at_once = moved.moved();
     if at_once {
         ok = on_n;
     }
@@ -979,9 +977,13 @@ fn shared_words<const N: usize>(
     if on == 0 {
         return MemEffect::None;
     }
-    MemEffect::Shared {
-        passes: memory::word_bank_passes(a, ok, env.banks, &mut env.scratch.bank_words),
-    }
+    // Lanes moved as one run (then `ok` is that run): its stride is
+    // known, and no address need be read again.
+    let passes = match moved {
+        Moved::Run { n, stride } => memory::run_bank_passes(n, stride, env.banks),
+        _ => memory::word_bank_passes(a, ok, env.banks, &mut env.scratch.bank_words),
+    };
+    MemEffect::Shared { passes }
 }
 
 /// An atomic: lanes in lane order (a warp's lanes are serialised; warps

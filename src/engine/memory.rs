@@ -780,11 +780,12 @@ impl SharedMemory {
 
     /// [`SharedMemory::read_u32`] of every lane of `on` at once, into
     /// `out[l]` (no other lane of `out` is written), when none of them
-    /// faults; `false`, reading nothing, otherwise (then each lane goes on
-    /// its own, with its fault), and when `out` has no place for a lane.
-    pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32]) -> bool {
+    /// faults; [`Moved::Refused`], reading nothing, otherwise (then each
+    /// lane goes on its own, with its fault), and when `out` has no place
+    /// for a lane.
+    pub fn load_words(&self, addrs: &[u32; 64], on: u64, out: &mut [u32]) -> Moved {
         if 64 - on.leading_zeros() as usize > out.len() {
-            return false;
+            return Moved::Refused;
         }
         if let Some(run) = ByteRun::of(addrs, on)
             && let Some((w0, ws, _)) = self.run_words(run)
@@ -793,24 +794,56 @@ impl SharedMemory {
             // `w0 + ws * i` for the run's lane `i`, the ends checked.
             let (words, _) = self.bytes.as_chunks::<4>();
             let dst = &mut out[run.first..run.first + run.n];
-            match words.get(w0 as usize..w0 as usize + run.n) {
-                Some(src) if ws == 1 => {
-                    for (o, b) in dst.iter_mut().zip(src) {
-                        *o = u32::from_le_bytes(*b);
+            let w0 = w0 as usize;
+            let k = ws.unsigned_abs() as usize;
+            let read = |o: &mut u32, b: &[u8; 4]| *o = u32::from_le_bytes(*b);
+            // Words past those held were never written: they read zero.
+            // Walking up, the held ones are the run's first `m` lanes;
+            // walking down, all but its first `i0`.
+            let held = words.len();
+            match ws.signum() {
+                1 => {
+                    let m = if w0 < held {
+                        ((held - 1 - w0) / k + 1).min(run.n)
+                    } else {
+                        0
+                    };
+                    let (got, zero) = dst.split_at_mut(m);
+                    let src = &words[w0.min(held)..];
+                    if k == 1 {
+                        // A row: one copy.
+                        got.iter_mut().zip(src).for_each(|(o, b)| read(o, b));
+                    } else {
+                        got.iter_mut()
+                            .zip(src.iter().step_by(k))
+                            .for_each(|(o, b)| read(o, b));
+                    }
+                    zero.fill(0);
+                }
+                -1 => {
+                    let i0 = if w0 < held {
+                        0
+                    } else {
+                        ((w0 - held) / k + 1).min(run.n)
+                    };
+                    let (zero, got) = dst.split_at_mut(i0);
+                    zero.fill(0);
+                    if let Some(src) = words.get(..=w0.saturating_sub(k * i0)) {
+                        got.iter_mut()
+                            .zip(src.iter().rev().step_by(k))
+                            .for_each(|(o, b)| read(o, b));
                     }
                 }
                 _ => {
-                    let mut wi = w0;
-                    for o in dst.iter_mut() {
-                        *o = words.get(wi as usize).map_or(0, |&b| u32::from_le_bytes(b));
-                        wi += ws;
-                    }
+                    // A broadcast: one word.
+                    let v = words.get(w0).map_or(0, |&b| u32::from_le_bytes(b));
+                    dst.fill(v);
                 }
             }
-            return true;
+            return run.moved(ws);
         }
         if self.words_fit(addrs, on).is_none() {
-            return false;
+            return Moved::Refused;
         }
         // Every address is aligned: word `a / 4` holds bytes `a..a + 4`.
         let (words, _) = self.bytes.as_chunks::<4>();
@@ -825,7 +858,7 @@ impl SharedMemory {
             for (o, &a) in out[..32].iter_mut().zip(&addrs[..32]) {
                 *o = read(a);
             }
-            return true;
+            return Moved::Lanes;
         }
         let mut rest = on;
         while rest != 0 {
@@ -834,42 +867,57 @@ impl SharedMemory {
             // Memory never written reads zero.
             out[l] = read(addrs[l]);
         }
-        true
+        Moved::Lanes
     }
 
     /// [`SharedMemory::write_u32`] of every lane of `on` at once, lane `l`
-    /// storing `vals(l)`, in lane order (a lane storing at an earlier
-    /// lane's address wins), when none of them faults; `false`, writing
-    /// nothing, otherwise.
-    pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: impl Fn(usize) -> u32) -> bool {
+    /// storing `vals[l]` (0 past its end), in lane order (a lane storing at an earlier
+    /// lane's address wins), when none of them faults;
+    /// [`Moved::Refused`], writing nothing, otherwise.
+    pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: &[u32]) -> Moved {
+        let val = |l: usize| vals.get(l).copied().unwrap_or(0);
         if let Some(run) = ByteRun::of(addrs, on)
             && let Some((w0, ws, end)) = self.run_words(run)
         {
-            // Lanes a constant stride apart: see `load_words`.
+            // Lanes a constant stride apart: see `load_words`. Every word
+            // is held now.
             self.hold(end);
             let (words, _) = self.bytes.as_chunks_mut::<4>();
-            match words.get_mut(w0 as usize..w0 as usize + run.n) {
-                Some(dst) if ws == 1 => {
-                    for (i, b) in dst.iter_mut().enumerate() {
-                        *b = vals(run.first + i).to_le_bytes();
-                    }
-                }
+            let w0 = w0 as usize;
+            let k = ws.unsigned_abs() as usize;
+            let write = |b: &mut [u8; 4], &v: &u32| *b = v.to_le_bytes();
+            match (vals.get(run.first..run.first + run.n), ws.signum()) {
+                (Some(src), 1) if k == 1 => words[w0..]
+                    .iter_mut()
+                    .zip(src)
+                    .for_each(|(b, v)| write(b, v)),
+                (Some(src), 1) => words[w0..]
+                    .iter_mut()
+                    .step_by(k)
+                    .zip(src)
+                    .for_each(|(b, v)| write(b, v)),
+                (Some(src), -1) => words[..=w0]
+                    .iter_mut()
+                    .rev()
+                    .step_by(k)
+                    .zip(src)
+                    .for_each(|(b, v)| write(b, v)),
                 _ => {
                     // In lane order: with a stride of 0, the last lane's
                     // word stays.
-                    let mut wi = w0;
+                    let mut wi = w0 as i64;
                     for l in run.first..run.first + run.n {
                         if let Some(b) = words.get_mut(wi as usize) {
-                            *b = vals(l).to_le_bytes();
+                            *b = val(l).to_le_bytes();
                         }
                         wi += ws;
                     }
                 }
             }
-            return true;
+            return run.moved(ws);
         }
         let Some(end) = self.words_fit(addrs, on) else {
-            return false;
+            return Moved::Refused;
         };
         self.hold(end);
         // Every address is aligned, and every word is held now.
@@ -877,20 +925,41 @@ impl SharedMemory {
         if on == FULL_32 {
             for (l, &a) in addrs[..32].iter().enumerate() {
                 if let Some(b) = words.get_mut(a as usize / 4) {
-                    *b = vals(l).to_le_bytes();
+                    *b = val(l).to_le_bytes();
                 }
             }
-            return true;
+            return Moved::Lanes;
         }
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
             rest &= rest - 1;
             if let Some(b) = words.get_mut(addrs[l] as usize / 4) {
-                *b = vals(l).to_le_bytes();
+                *b = val(l).to_le_bytes();
             }
         }
-        true
+        Moved::Lanes
+    }
+}
+
+/// How [`SharedMemory::load_words`] or [`SharedMemory::store_words`]
+/// moved a warp's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// Some lane would fault (or had no place): nothing moved.
+    Refused,
+    /// Every lane's word moved.
+    Lanes,
+    /// Every lane's word moved, and the lanes were `n` consecutive ones
+    /// whose words lie `stride` words apart: what [`run_bank_passes`]
+    /// counts, with no second look at the addresses.
+    Run { n: u32, stride: i64 },
+}
+
+impl Moved {
+    /// Every lane's word moved.
+    pub fn moved(self) -> bool {
+        self != Moved::Refused
     }
 }
 
@@ -906,6 +975,14 @@ struct ByteRun {
 }
 
 impl ByteRun {
+    /// The run moved, its words `ws` apart.
+    fn moved(self, ws: i64) -> Moved {
+        Moved::Run {
+            n: self.n as u32,
+            stride: ws,
+        }
+    }
+
     /// The run of the lanes of `on` at `addrs`, when they are one.
     #[inline(always)]
     fn of(addrs: &[u32; 64], on: u64) -> Option<Self> {
@@ -1083,11 +1160,17 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
     if uneven != 0 {
         return None;
     }
-    if stride == 0 {
-        return Some(1);
+    Some(run_bank_passes(n as u32, stride, banks))
+}
+
+/// The bank passes of `n` consecutive lanes whose 4-byte words lie
+/// `stride` words apart (the closed form of [`strided_bank_passes`]).
+pub fn run_bank_passes(n: u32, stride: i64, banks: u32) -> u32 {
+    if n <= 1 || stride == 0 {
+        return n.min(1);
     }
     let banks = u64::from(banks.max(1));
-    let n = n as u64;
+    let n = u64::from(n);
     if banks.is_power_of_two() {
         // The usual banks, with no division: the stride modulo 2^k keeps
         // its low k bits, gcd(r, 2^k) is 2^(trailing zeros of r) for
@@ -1099,10 +1182,10 @@ fn strided_bank_passes(addrs: &[u32; 64], lanes: u64, banks: u32) -> Option<u32>
         } else {
             banks.trailing_zeros() - r.trailing_zeros()
         };
-        return Some(((n + (1 << period_log) - 1) >> period_log) as u32);
+        return ((n + (1 << period_log) - 1) >> period_log) as u32;
     }
     let r = stride.rem_euclid(banks as i64) as u64;
-    Some(n.div_ceil(banks / gcd(r, banks)) as u32)
+    n.div_ceil(banks / gcd(r, banks)) as u32
 }
 
 /// Nonzero when some step between consecutive addresses of `addrs`,
@@ -1225,7 +1308,10 @@ mod tests {
         // A whole warp's words at once, the highest at 16380: the end.
         let mut addrs = [0u32; 64];
         addrs[3] = 16380;
-        assert!(m.store_words(&addrs, 0b1000, |_| 9));
+        assert_eq!(
+            m.store_words(&addrs, 0b1000, &[9; 4]),
+            Moved::Run { n: 1, stride: 0 }
+        );
         assert_eq!((m.bytes.len(), m.read_u32(16380)), (16 << 10, Ok(9)));
         // Never past the block's size, which need not be a multiple of 256.
         let mut m = SharedMemory::new(1000);
@@ -1322,8 +1408,23 @@ mod tests {
         let each: Vec<Result<u32, FaultKind>> =
             lanes.iter().map(|&l| m.read_u32(addrs[l])).collect();
         let fits = each.iter().all(Result::is_ok);
-        let mut out = [0u32; 64];
-        proptest::prop_assert_eq!(m.load_words(addrs, on, &mut out), fits);
+        // A lane the load does not write keeps this.
+        let mut out = [0xdead_beef_u32; 64];
+        let loaded = m.load_words(addrs, on, &mut out);
+        proptest::prop_assert_eq!(loaded.moved(), fits);
+        // A run's bank passes in closed form, against the count read from
+        // the lanes' addresses (itself checked against a direct count in
+        // `word_bank_passes_count_each_banks_distinct_words`).
+        if let Moved::Run { n, stride } = loaded {
+            proptest::prop_assert_eq!(n, on.count_ones());
+            for banks in [32, 24, 64, 1] {
+                let mut s = Vec::new();
+                proptest::prop_assert_eq!(
+                    run_bank_passes(n, stride, banks),
+                    word_bank_passes(addrs, on, banks, &mut s)
+                );
+            }
+        }
         if fits {
             let got: Vec<Result<u32, FaultKind>> = lanes.iter().map(|&l| Ok(out[l])).collect();
             proptest::prop_assert_eq!(got, each);
@@ -1336,12 +1437,47 @@ mod tests {
                     .expect("fits");
             }
         }
-        proptest::prop_assert_eq!(m.store_words(addrs, on, |l| 1000 + l as u32), fits);
+        // A store moves its words exactly as the load did.
+        proptest::prop_assert_eq!(
+            m.store_words(
+                addrs,
+                on,
+                &std::array::from_fn::<u32, 64, _>(|l| 1000 + l as u32)
+            ),
+            loaded
+        );
         proptest::prop_assert_eq!(m.bytes.len(), reference.bytes.len());
         for k in 0..m.size / 4 {
             proptest::prop_assert_eq!(m.read_u32(4 * k), reference.read_u32(4 * k));
         }
         Ok(())
+    }
+
+    // Runs whose words are partly past the bytes memory holds (those read
+    // zero): walking up and down, across the end of what is held, with
+    // every stride up to 5 words either way.
+    #[test]
+    fn shared_runs_across_the_held_end_match_lane_by_lane() {
+        let mut m = SharedMemory::new(1024);
+        for k in 0..64 {
+            m.write_u32(4 * k, 7 * k + 1).expect("in bounds");
+        }
+        // 64 words held, 256 in the block.
+        assert_eq!(m.bytes.len(), 256);
+        for w0 in [0u32, 40, 63, 64, 100, 200, 255] {
+            for stride in -5i64..=5 {
+                for (first, n) in [(0, 1), (0, 2), (3, 13), (0, 32), (0, 64), (20, 44)] {
+                    let mut addrs = [0u32; 64];
+                    for i in 0..n {
+                        addrs[first + i] = (4 * (i64::from(w0) + stride * i as i64)) as u32;
+                    }
+                    let on = lane_mask_of(n as u32) << first;
+                    if let Err(e) = words_match_lane_by_lane(m.clone(), &addrs, on) {
+                        panic!("w0 {w0}, stride {stride}, lanes {first}+{n}: {e}");
+                    }
+                }
+            }
+        }
     }
 
     proptest::proptest! {
@@ -1452,15 +1588,19 @@ mod tests {
         // column, a broadcast, backwards; the at-once path's closed form):
         // any run of consecutive lanes, any start and stride (misaligned,
         // past the end, wrapping past 2^32 now and then), over memory
-        // written up to some word (past it, reads are zero).
+        // written up to some word (past it, reads are zero). Half the
+        // runs are word aligned, and half step at most 3 words, so that
+        // many fit and move as one run.
         #[test]
         fn shared_strides_at_once_match_lane_by_lane(
             start in proptest::prop_oneof![0u32..1100, (u32::MAX - 200)..=u32::MAX],
-            step in -300i32..300,
+            step in proptest::prop_oneof![-300i32..300, -12i32..=12],
+            aligned: bool,
             (first, n) in proptest::strategy::Strategy::prop_flat_map(0usize..64, |f| (proptest::strategy::Just(f), 1..=64 - f)),
             written in 0u32..=256,
             other in proptest::collection::vec(0u32..1024, 64),
         ) {
+            let (start, step) = if aligned { (start & !3, step & !3) } else { (start, step) };
             // 1 KiB: 256 words, the first `written` written.
             let mut m = SharedMemory::new(1024);
             for k in 0..written {
