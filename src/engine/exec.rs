@@ -936,43 +936,39 @@ fn shared_words<const N: usize>(
     on: u64,
     on_n: u64,
 ) -> MemEffect {
-    let mut vals: Lanes = [0; 64];
-    let mut ok: u64 = 0;
     // Every lane at once where none faults (the usual case); with no lane
     // on, nothing to do (and no memory to allocate for a store). A load
-    // fills the register's lanes directly (see `row_mut`).
-    let mut direct = false;
+    // fills the register's lanes directly (see `row_mut`); one with no
+    // row to fill (into `RZ`) goes lane by lane.
     let moved = match env.shared.as_deref_mut() {
         _ if on_n == 0 => Moved::Refused,
         Some(m) if store => m.store_words(a, on_n, row::<N>(w, reg).unwrap_or(&[])),
         Some(m) => match row_mut::<N>(w, reg) {
-            Some(dst) => {
-                direct = true;
-                m.load_words(a, on_n, dst)
-            }
-            None => m.load_words(a, on_n, &mut vals),
+            Some(dst) => m.load_words(a, on_n, dst),
+            None => Moved::Refused,
         },
         None => Moved::Refused,
     };
-    let at_once = moved.moved();
-    if at_once {
+    let mut ok: u64 = 0;
+    if moved.moved() {
         ok = on_n;
-    }
-    for l in lanes(if at_once { 0 } else { on_n }) {
-        let result = match env.shared.as_deref_mut() {
-            None => Err(FaultKind::SharedOutOfBounds),
-            Some(m) if store => m.write_u32(a[l], w.reg(reg, l as u32)),
-            Some(m) => m.read_u32(a[l]).map(|v| vals[l] = v),
-        };
-        match result {
-            Ok(()) => ok |= 1 << l,
-            Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
+    } else if on_n != 0 {
+        // Each lane on its own, with its fault.
+        let mut vals: Lanes = [0; 64];
+        for l in lanes(on_n) {
+            let result = match env.shared.as_deref_mut() {
+                None => Err(FaultKind::SharedOutOfBounds),
+                Some(m) if store => m.write_u32(a[l], w.reg(reg, l as u32)),
+                Some(m) => m.read_u32(a[l]).map(|v| vals[l] = v),
+            };
+            match result {
+                Ok(()) => ok |= 1 << l,
+                Err(kind) => env.scratch.faults.push((l as u32, a[l], kind)),
+            }
         }
-    }
-    // A store writes no register; a load filled in place has.
-    let written = store || (direct && at_once);
-    if !written {
-        write::<N>(w, reg, &vals, ok);
+        if !store {
+            write::<N>(w, reg, &vals, ok);
+        }
     }
     if on == 0 {
         return MemEffect::None;

@@ -375,6 +375,34 @@ fn sm90_shared_memory_starts_at_0x400() {
 }
 
 #[test]
+fn a_shared_load_with_faulting_lanes_loads_the_others() {
+    // Lane l stores l + 100 at word l, then loads word 17 * l (byte
+    // 68 * l) of the block's 1 KiB: lanes 0..=15 are inside (lane 15
+    // reads bytes 1020..1024), lanes 16..=31 fault. By hand: lane 0
+    // reads word 0 (100), lane 1 word 17 (117), lanes 2..=15 words 34 and
+    // up, never written (0); a faulting lane keeps R4's 0x55.
+    let prog = "
+        S2R R1, SR_LANEID
+        SHL R2, R1, 0x2
+        IADD3 R7, R1, 0x64, RZ
+        STS [R2], R7
+        IMAD R6, R1, 0x44, RZ
+        MOV R4, 0x55
+        LDS R4, [R6]
+        EXIT
+    ";
+    let m = run_with(prog, None, &[], Launch::linear(1, 32, 1024), vec![]);
+    let s = m.final_states()[0];
+    let r4: Vec<u32> = (0..32).map(|l| s.regs[4 * 32 + l]).collect();
+    let mut want = vec![0x55; 32];
+    want[..16].fill(0);
+    (want[0], want[1]) = (100, 117);
+    assert_eq!(r4, want);
+    assert_eq!(s.faulted, 0xffff_0000);
+    assert_eq!(m.faults()[0].kind, FaultKind::SharedOutOfBounds);
+}
+
+#[test]
 fn local_memory_is_per_thread() {
     let prog = "
         S2R R1, SR_LANEID
