@@ -871,8 +871,8 @@ impl SharedMemory {
     }
 
     /// [`SharedMemory::write_u32`] of every lane of `on` at once, lane `l`
-    /// storing `vals[l]` (0 past its end), in lane order (a lane storing at an earlier
-    /// lane's address wins), when none of them faults;
+    /// storing `vals[l]` (0 past its end), in lane order (a lane storing
+    /// at an earlier lane's address wins), when none of them faults;
     /// [`Moved::Refused`], writing nothing, otherwise.
     pub fn store_words(&mut self, addrs: &[u32; 64], on: u64, vals: &[u32]) -> Moved {
         let val = |l: usize| vals.get(l).copied().unwrap_or(0);
