@@ -325,7 +325,10 @@ fn sb_reason(class: Class) -> Reason {
 }
 
 /// What stops the instruction at `pc` from issuing at `t`, if anything.
-/// Inlined for the common instruction that waits on no scoreboard.
+/// Inlined, and so is its scoreboard check: most instructions of a
+/// memory or MUFU kernel wait on a scoreboard, and the call's register
+/// saves cost more than the larger issue path (fewer host instructions in
+/// every bench kernel, the ALU loops too).
 #[inline(always)]
 fn instruction_block(
     code: &[Decoded],
@@ -348,7 +351,7 @@ fn instruction_block(
 }
 
 /// The scoreboards the instruction `d` waits on at `t`, if any is busy.
-#[inline(never)]
+#[inline(always)]
 fn scoreboard_block(d: &Decoded, w: &Warp, t: u64) -> Option<(Reason, Reason, u64)> {
     let ins = &d.instr;
     let blocking = match ins.op {
