@@ -382,13 +382,10 @@ impl GlobalMemory {
         if !size.is_power_of_two() || on == 0 {
             return None;
         }
-        let first = on.trailing_zeros() as usize % 64;
-        let last = 63 - on.leading_zeros() as usize % 64;
-        let run = on >> first;
-        let consecutive = run & run.wrapping_add(1) == 0;
-        let t = if consecutive {
+        let consecutive = lane_run(on);
+        let t = if let Some((first, n)) = consecutive {
             // Consecutive lanes (the whole warp, usually): a plain slice.
-            Tally::in_order(&addrs[first..=last])
+            Tally::in_order(&addrs[first..first + n])
         } else {
             let mut packed = [0u32; 64];
             let mut k = 0;
@@ -420,11 +417,12 @@ impl GlobalMemory {
         // at the lowest. Aligned and all distinct in increasing order,
         // each step is at least `size`; steps summing to `size` a lane,
         // each is exactly `size`.
-        let k = (last + 1 - first) as u64;
-        let dense = consecutive
-            && !t.backwards
-            && u64::from(t.distinct) == k
-            && u64::from(t.high - t.low) == u64::from(size) * (k - 1);
+        let dense = consecutive.is_some_and(|(_, n)| {
+            let k = n as u64;
+            !t.backwards
+                && u64::from(t.distinct) == k
+                && u64::from(t.high - t.low) == u64::from(size) * (k - 1)
+        });
         Some((b, c, dense))
     }
 
