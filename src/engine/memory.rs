@@ -383,7 +383,12 @@ impl GlobalMemory {
             return None;
         }
         let consecutive = lane_run(on);
-        let t = if let Some((first, n)) = consecutive {
+        let t = if let Some(t) = ByteRun::of(addrs, on).and_then(Tally::of_run) {
+            // Lanes a constant stride apart (a row, a column, a gather
+            // through an affine index: the usual access), counted from
+            // the run's ends.
+            t
+        } else if let Some((first, n)) = consecutive {
             // Consecutive lanes (the whole warp, usually): a plain slice.
             Tally::in_order(&addrs[first..first + n])
         } else {
@@ -593,7 +598,8 @@ struct Tally {
     /// [`Tally::in_order`]'s counts.
     low: u32,
     high: u32,
-    /// Every address ORed: its low bits show any misalignment.
+    /// Low bits that show any misalignment: every address ORed (and a
+    /// run's start and step in [`Tally::of_run`]'s counts).
     bits: u32,
     distinct: u32,
     sectors: u32,
@@ -628,6 +634,41 @@ impl Tally {
             sectors,
             lines,
         }
+    }
+
+    /// [`Tally::in_order`]'s counts of a run's addresses, from its ends:
+    /// `None` when they wrap past 4 GiB. Sorted, the addresses step by
+    /// `|s|`; each is in a sector of its own when `|s|` is at least a
+    /// sector, and otherwise no sector between the lowest's and the
+    /// highest's is skipped (a step shorter than a sector cannot jump
+    /// one): so too for lines. Every address is aligned to a power of two
+    /// when the start is, and the step too (when there is one).
+    #[inline(always)]
+    fn of_run(run: ByteRun) -> Option<Self> {
+        let n = run.n as u32;
+        let s = i64::from(run.step as i32);
+        let a0 = i64::from(run.start);
+        let last = a0 + s * i64::from(n - 1);
+        let last = u32::try_from(last).ok()?;
+        let (low, high) = (run.start.min(last), run.start.max(last));
+        let spans = |unit: u32| {
+            if s == 0 {
+                1
+            } else if s.unsigned_abs() >= u64::from(unit) {
+                n
+            } else {
+                high / unit - low / unit + 1
+            }
+        };
+        Some(Tally {
+            backwards: s < 0,
+            low,
+            high,
+            bits: run.start | run.step,
+            distinct: if s == 0 { 1 } else { n },
+            sectors: spans(SECTOR),
+            lines: spans(LINE),
+        })
     }
 
     /// [`Tally::of`] the addresses in address order: as they are, or
@@ -1625,6 +1666,7 @@ mod tests {
             k in 0usize..5,
             bad in proptest::option::weighted(0.2, (0usize..64, proptest::bool::ANY)),
             dense in proptest::option::weighted(0.5, (0usize..64, 1usize..=64, 0u32..8192)),
+            run in proptest::option::weighted(0.4, (0usize..64, 1usize..=64, 0u32..8192, -80i32..80, 0u32..4)),
             forked: bool,
         ) {
             let size = [1u32, 2, 4, 8, 16][k];
@@ -1647,6 +1689,24 @@ mod tests {
                 let count = count.min(64 - first);
                 for i in 0..count {
                     addrs[first + i] = 0x10_0000 + start / size * size + i as u32 * size;
+                }
+                on = lane_mask_of(count as u32) << first;
+            }
+            // Or lanes a constant stride apart, either way (0: the same
+            // address): any bytes, whole sectors, or whole accesses (-9 to
+            // 9 of them), counted from the run's ends (`Tally::of_run`),
+            // over page boundaries, out of the buffer or below address 0
+            // now and then.
+            if let Some((first, count, start, step, shape)) = run {
+                let count = count.min(64 - first);
+                let stride = match shape {
+                    0 => step,
+                    1 => step / 8 * 32,
+                    _ => step / 8 * size as i32,
+                };
+                for i in 0..count {
+                    let a = i64::from(0x10_0000 + start / size * size) + i as i64 * i64::from(stride);
+                    addrs[first + i] = a as u32;
                 }
                 on = lane_mask_of(count as u32) << first;
             }
