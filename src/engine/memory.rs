@@ -388,6 +388,13 @@ impl GlobalMemory {
             // through an affine index: the usual access), counted from
             // the run's ends.
             t
+        } else if let Some(t) = consecutive
+            .is_none()
+            .then(|| Tally::of_sparse_run(addrs, on, size))
+            .flatten()
+        {
+            // Some of a run's lanes (the others turned off by a guard).
+            t
         } else if let Some((first, n)) = consecutive {
             // Consecutive lanes (the whole warp, usually): a plain slice.
             Tally::in_order(&addrs[first..first + n])
@@ -668,6 +675,60 @@ impl Tally {
             distinct: if s == 0 { 1 } else { n },
             sectors: spans(SECTOR),
             lines: spans(LINE),
+        })
+    }
+
+    /// [`Tally::in_order`]'s counts of the lanes of `on` (two or more,
+    /// not consecutive) when every lane from its first to its last, on or
+    /// not, is a run (the lanes between usually computed their addresses
+    /// before a guard turned them off) whose start and step are multiples
+    /// of `size`, and its sectors and lines follow from its ends: `None`
+    /// otherwise. The run's counts hold for its ends, its direction and
+    /// its alignment; the lanes of `on` are its distinct addresses unless
+    /// the stride is 0, each in a sector of its own when the stride is at
+    /// least a sector; when neighbouring lanes of `on` lie less than a
+    /// sector apart, no sector between the ends is skipped; and so too for
+    /// lines.
+    // Out of line: the usual access (a run of consecutive lanes) keeps
+    // `GlobalMemory::one_buffer` small enough to be inlined.
+    #[inline(never)]
+    fn of_sparse_run(addrs: &[u32; 64], on: u64, size: u32) -> Option<Self> {
+        let first = on.trailing_zeros();
+        let last = 63 - on.leading_zeros();
+        let span = crate::engine::warp::lane_mask(last - first + 1) << first;
+        let run = ByteRun::of(addrs, span)?;
+        let t = Tally::of_run(run)?;
+        if t.bits & (size - 1) != 0 {
+            // Lanes of `on` may still be aligned (their steps are whole
+            // multiples of the run's): counted one by one.
+            return None;
+        }
+        // The longest stretch of lanes off between two that are on.
+        let (mut off, mut longest) = (span & !on, 0u64);
+        while off != 0 {
+            off &= off >> 1;
+            longest += 1;
+        }
+        let n = on.count_ones();
+        let stride = u64::from((run.step as i32).unsigned_abs());
+        let apart = (longest + 1) * stride;
+        let spans = |unit: u32| {
+            let unit_64 = u64::from(unit);
+            if stride == 0 {
+                Some(1)
+            } else if stride >= unit_64 {
+                Some(n)
+            } else if apart < unit_64 {
+                Some(t.high / unit - t.low / unit + 1)
+            } else {
+                None
+            }
+        };
+        Some(Tally {
+            distinct: if stride == 0 { 1 } else { n },
+            sectors: spans(SECTOR)?,
+            lines: spans(LINE)?,
+            ..t
         })
     }
 
@@ -1667,6 +1728,7 @@ mod tests {
             bad in proptest::option::weighted(0.2, (0usize..64, proptest::bool::ANY)),
             dense in proptest::option::weighted(0.5, (0usize..64, 1usize..=64, 0u32..8192)),
             run in proptest::option::weighted(0.4, (0usize..64, 1usize..=64, 0u32..8192, -80i32..80, 0u32..4)),
+            holes in proptest::option::weighted(0.5, proptest::num::u64::ANY),
             forked: bool,
         ) {
             let size = [1u32, 2, 4, 8, 16][k];
@@ -1709,6 +1771,10 @@ mod tests {
                     addrs[first + i] = a as u32;
                 }
                 on = lane_mask_of(count as u32) << first;
+                // Some of the run's lanes off (`Tally::of_sparse_run`).
+                if let Some(h) = holes.filter(|&h| on & h != 0) {
+                    on &= h;
+                }
             }
             if let Some((l, misaligned)) = bad {
                 addrs[l] = if misaligned { addrs[l] + size / 2 } else { 0x10_2000 };
@@ -1836,7 +1902,7 @@ mod tests {
     }
 
     fn lane_mask_of(n: u32) -> u64 {
-        (1u64 << n) - 1
+        u64::MAX.checked_shr(64 - n).unwrap_or(0)
     }
 
     /// 8 KiB of zeroed words at 0x10_0000, whose page boundaries include
@@ -1904,6 +1970,76 @@ mod tests {
         );
         assert_eq!(r, vec![(0, 0x10_0021, Ok(())), (1, 0x10_0023, Ok(()))]);
         assert_eq!(g.word(0x10_0020), Some(0xbb00_aa00));
+    }
+
+    /// Some lanes of a run turned off: the counts from its ends
+    /// (`Tally::of_sparse_run`, or lane by lane where they do not follow
+    /// from them) are the ones `coalesce` makes over the lanes that are
+    /// on, for every stride of a word up to 33 words either way, over 32
+    /// and 64 lanes, with lanes off in five patterns.
+    #[test]
+    fn some_lanes_of_a_run_count_as_coalesce_counts_them() {
+        let mut g = GlobalMemory::new(&[BufferSpec {
+            name: "d".into(),
+            ty: ElemType::U32,
+            len: 8192,
+            base: 0x10_0000,
+            init: vec![0; 32768],
+        }]);
+        let holes = [
+            0x5555_5555_5555_5555u64,
+            0x9249_2492_4924_9249,
+            0x0f0f_00ff_f0f0_ff01,
+            0x8000_0000_0000_0001,
+            0x7fff_ffff_ffff_fffe,
+        ];
+        for lanes in [32u32, 64] {
+            for stride in (-33i64..=33).filter(|&k| k != 0).map(|k| 4 * k) {
+                let start = if stride < 0 { 0x10_4000 } else { 0x10_0000 };
+                let mut a = [0u32; 64];
+                for (l, x) in a.iter_mut().enumerate().take(lanes as usize) {
+                    *x = (start + stride * l as i64) as u32;
+                }
+                for h in holes {
+                    let on = h & lane_mask_of(lanes);
+                    let mut accesses: Vec<(u32, u32)> = (0..64)
+                        .filter(|l| on >> l & 1 != 0)
+                        .map(|l| (a[l], 4))
+                        .collect();
+                    let want = coalesce(&mut accesses);
+                    let c = g.load_one_buffer(4, &a, on, |_, _| {});
+                    assert_eq!(c, Some(want), "{lanes} lanes, stride {stride}, on {on:#x}");
+                }
+            }
+        }
+        // Worked by hand: every other lane of 64, 20 bytes apart, reads
+        // words 40 bytes apart from 0x10_0000: sectors floor(5j / 4) for
+        // j = 0..31, 32 of them (past 31 sectors from the first), and
+        // lines 0 to 9 (40 * 31 = 1240 bytes).
+        let mut a = [0u32; 64];
+        for (l, x) in a.iter_mut().enumerate() {
+            *x = 0x10_0000 + 20 * l as u32;
+        }
+        let c = g.load_one_buffer(4, &a, 0x5555_5555_5555_5555, |_, _| {});
+        let want = Coalescing {
+            sectors: 32,
+            lines: 10,
+            requested_bytes: 128,
+        };
+        assert_eq!(c, Some(want));
+        // The odd lanes of 32 reading consecutive words (a guard on half a
+        // warp), from 0x10_0000 + 4: words 8 bytes apart from byte 4 to
+        // byte 124, 4 sectors in 1 line, 64 bytes.
+        for (l, x) in a.iter_mut().enumerate() {
+            *x = 0x10_0000 + 4 * l as u32;
+        }
+        let c = g.load_one_buffer(4, &a, 0xaaaa_aaaa, |_, _| {});
+        let want = Coalescing {
+            sectors: 4,
+            lines: 1,
+            requested_bytes: 64,
+        };
+        assert_eq!(c, Some(want));
     }
 
     #[test]
