@@ -696,7 +696,27 @@ impl Tally {
         let first = on.trailing_zeros();
         let last = 63 - on.leading_zeros();
         let span = crate::engine::warp::lane_mask(last - first + 1) << first;
-        let run = ByteRun::of(addrs, span)?;
+        let run = match <&[u32; 32]>::try_from(&addrs[..32]) {
+            // Within a 32-lane warp (the usual one): every step checked in
+            // one pass of fixed length, those between lanes of the span
+            // counted (it vectorises).
+            Ok(a) if last < 32 => {
+                let (f, pairs) = (first as usize, (span & span >> 1) as u32);
+                let step = a[f + 1].wrapping_sub(a[f]);
+                let mut uneven = 0;
+                for l in 0..31 {
+                    let pair = 0u32.wrapping_sub(pairs >> l & 1);
+                    uneven |= (a[l + 1].wrapping_sub(a[l]) ^ step) & pair;
+                }
+                (uneven == 0).then_some(ByteRun {
+                    first: f,
+                    n: (last - first + 1) as usize,
+                    start: a[f],
+                    step,
+                })?
+            }
+            _ => ByteRun::of(addrs, span)?,
+        };
         let t = Tally::of_run(run)?;
         if t.bits & (size - 1) != 0 {
             // Lanes of `on` may still be aligned (their steps are whole
@@ -1976,7 +1996,8 @@ mod tests {
     /// (`Tally::of_sparse_run`, or lane by lane where they do not follow
     /// from them) are the ones `coalesce` makes over the lanes that are
     /// on, for every stride of a word up to 33 words either way, over 32
-    /// and 64 lanes, with lanes off in five patterns.
+    /// and 64 lanes, with lanes off in five patterns, and with one lane
+    /// that is on moved off the run.
     #[test]
     fn some_lanes_of_a_run_count_as_coalesce_counts_them() {
         let mut g = GlobalMemory::new(&[BufferSpec {
@@ -2002,13 +2023,24 @@ mod tests {
                 }
                 for h in holes {
                     let on = h & lane_mask_of(lanes);
-                    let mut accesses: Vec<(u32, u32)> = (0..64)
-                        .filter(|l| on >> l & 1 != 0)
-                        .map(|l| (a[l], 4))
-                        .collect();
-                    let want = coalesce(&mut accesses);
-                    let c = g.load_one_buffer(4, &a, on, |_, _| {});
-                    assert_eq!(c, Some(want), "{lanes} lanes, stride {stride}, on {on:#x}");
+                    // As they are, then with the last lane on, or the
+                    // second, 4 KiB off the run: no run then.
+                    let second = (on & (on - 1)).trailing_zeros() as usize;
+                    let last = 63 - on.leading_zeros() as usize;
+                    for moved in [None, Some(last), Some(second).filter(|&l| l < 64)] {
+                        let mut a = a;
+                        if let Some(l) = moved {
+                            a[l] += 4096;
+                        }
+                        let mut accesses: Vec<(u32, u32)> = (0..64)
+                            .filter(|l| on >> l & 1 != 0)
+                            .map(|l| (a[l], 4))
+                            .collect();
+                        let want = coalesce(&mut accesses);
+                        let c = g.load_one_buffer(4, &a, on, |_, _| {});
+                        let case = format!("{lanes} lanes, stride {stride}, on {on:#x}, {moved:?}");
+                        assert_eq!(c, Some(want), "{case}");
+                    }
                 }
             }
         }
