@@ -709,11 +709,15 @@ fn control_flow(
             }
             _ => stack.goto(pc + 1, live),
         },
-        Convergence::Its(_) => {
-            let (arrived, taken) =
-                convergence::its::its_control(sh, w, d, pc, on, active, ways, error, t);
-            bar_arrived = arrived;
-            taken_any = taken;
+        Convergence::Its(its) => {
+            // An ordinary instruction of a warp in one group (the usual
+            // issue) moves the group on here; the rest takes the call.
+            if !(d.moves_group_only && its.advance_alone(pc, active, live, d.next_syncs)) {
+                let (arrived, taken) =
+                    convergence::its::its_control(sh, w, d, pc, on, active, ways, error, t);
+                bar_arrived = arrived;
+                taken_any = taken;
+            }
         }
     }
     if taken_any {

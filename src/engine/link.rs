@@ -29,6 +29,11 @@ pub struct Decoded {
     pub is_mufu: bool,
     /// Uses the SM's shared load/store pipe (one instruction per cycle).
     pub uses_lsu: bool,
+    /// Under `its`, its issue only moves its group on (see
+    /// [`super::convergence::its::moves_group_only`]).
+    pub moves_group_only: bool,
+    /// The next pc is a sync point (`BSYNC`, `WARPSYNC`) for `its`.
+    pub next_syncs: bool,
 }
 
 /// The key of word `offset` of constant bank `bank` in a kernel's
@@ -138,10 +143,46 @@ pub(crate) fn link(
             pipe_interval: lat.sfu_interval.max(1),
             is_mufu: matches!(resolved.op, Op::Mufu { .. }),
             uses_lsu: matches!(resolved.class, Class::Shared | Class::Global),
+            moves_group_only: super::convergence::its::moves_group_only(&resolved.op),
+            next_syncs: program
+                .instrs
+                .get(pc + 1)
+                .is_some_and(|i| matches!(i.op, Op::Bsync { .. } | Op::Warpsync { .. })),
             reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
             c_hi,
             instr: resolved,
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::link;
+    use crate::asm::assemble;
+    use crate::engine::config::Latency;
+    use std::collections::BTreeMap;
+
+    /// What `its` reads of each pc at issue, worked out by hand from the
+    /// program: which instructions only move their group on (every one
+    /// but the control ones), and which stand just before a sync point.
+    #[test]
+    fn each_pc_knows_whether_it_only_moves_its_group_and_whether_a_sync_follows() {
+        let text = "BSSY B0, join\n\
+                    IADD3 R1, R1, 1, RZ\n\
+                    @P0 BRA join\n\
+                    MOV R2, R1\n\
+                    join:\n\
+                    BSYNC B0\n\
+                    WARPSYNC 0xffffffff\n\
+                    EXIT";
+        let lat = Latency::default();
+        let program = assemble(text, lat.alu).expect("assembles");
+        let code = link(&program, &BTreeMap::new(), &lat).expect("links");
+        let moves: Vec<bool> = code.iter().map(|d| d.moves_group_only).collect();
+        assert_eq!(moves, [false, true, false, true, false, false, false]);
+        // MOV is followed by BSYNC, BSYNC by WARPSYNC.
+        let syncs: Vec<bool> = code.iter().map(|d| d.next_syncs).collect();
+        assert_eq!(syncs, [false, false, false, true, true, false, false]);
+    }
 }

@@ -195,19 +195,34 @@ impl ItsState {
         live: u64,
         syncs: impl Fn(u32) -> bool,
     ) -> bool {
-        // The warp's one group (the usual case): every lane is in it, and
-        // no other group can stand at a sync point.
-        if let [g] = &mut self.groups[..] {
-            if *g != (pc, active) || active & !live != 0 || self.waiting_mask != 0 || syncs(pc + 1)
-            {
-                return false;
-            }
-            g.0 = pc + 1;
-        } else if !self.branch_group(pc, 0, active, pc + 1, live, syncs) {
+        if let [_] = &self.groups[..] {
+            return self.advance_alone(pc, active, live, syncs(pc + 1));
+        }
+        if !self.branch_group(pc, 0, active, pc + 1, live, syncs) {
             return false;
         }
         self.current = Some(pc + 1);
         true
+    }
+
+    /// [`ItsState::advance_group`] for a warp whose lanes are all in one
+    /// group (the usual case: no other group can stand at a sync point),
+    /// `next_syncs` telling whether `pc + 1` is one. Small enough for the
+    /// issue path, ahead of the call to [`its_control`].
+    #[inline(always)]
+    pub fn advance_alone(&mut self, pc: u32, active: u64, live: u64, next_syncs: bool) -> bool {
+        match &mut self.groups[..] {
+            [g] if *g == (pc, active)
+                && active & !live == 0
+                && self.waiting_mask == 0
+                && !next_syncs =>
+            {
+                g.0 = pc + 1;
+                self.current = Some(pc + 1);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The usual issue of a branch at `pc` by one of the warp's groups,
@@ -469,6 +484,25 @@ pub fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Whether issuing `op` under the `its` model moves its group to the next
+/// pc and does nothing else to the warp's groups ([`its_control`]'s last
+/// arm): every instruction but the control ones.
+pub(crate) fn moves_group_only(op: &Op) -> bool {
+    !matches!(
+        op,
+        Op::Bra { .. }
+            | Op::Call { .. }
+            | Op::Ret { .. }
+            | Op::Brx { .. }
+            | Op::Break { .. }
+            | Op::Exit
+            | Op::Bssy { .. }
+            | Op::Bsync { .. }
+            | Op::Warpsync { .. }
+            | Op::BarSync { .. }
+    )
+}
+
 /// The `its` model's side of issuing: lanes move, groups arrive at and
 /// leave convergence barriers, and a warp whose every lane waits at one is
 /// a deadlock. Returns whether the warp arrived at a block barrier and
@@ -567,6 +601,7 @@ pub(crate) fn its_control(
             // barrier's pc would issue it again once its stall count ran out.
             its.refresh(w.live);
         }
+        // The instructions `moves_group_only` holds for.
         _ => {
             let next = pc + 1;
             if its.advance_group(pc, active, w.live, |p| syncs_at(code, p)) {
