@@ -2044,34 +2044,29 @@ mod tests {
                 }
             }
         }
-        // Worked by hand: every other lane of 64, 20 bytes apart, reads
-        // words 40 bytes apart from 0x10_0000: sectors floor(5j / 4) for
+        // Worked by hand, `(bytes between lanes, lanes on, sectors,
+        // lines, bytes)` from 0x10_0000: every other lane of 64, 20 bytes
+        // apart, reads words 40 bytes apart: sectors floor(5j / 4) for
         // j = 0..31, 32 of them (past 31 sectors from the first), and
-        // lines 0 to 9 (40 * 31 = 1240 bytes).
-        let mut a = [0u32; 64];
-        for (l, x) in a.iter_mut().enumerate() {
-            *x = 0x10_0000 + 20 * l as u32;
+        // lines 0 to 9 (40 * 31 = 1240 bytes). The odd lanes of 32
+        // reading consecutive words (a guard on half a warp): words 8
+        // bytes apart from byte 4 to byte 124, 4 sectors in 1 line.
+        for (step, on, sectors, lines, requested_bytes) in [
+            (20, 0x5555_5555_5555_5555, 32, 10, 128),
+            (4, 0xaaaa_aaaa, 4, 1, 64),
+        ] {
+            let mut a = [0u32; 64];
+            for (l, x) in a.iter_mut().enumerate() {
+                *x = 0x10_0000 + step * l as u32;
+            }
+            let c = g.load_one_buffer(4, &a, on, |_, _| {});
+            let want = Coalescing {
+                sectors,
+                lines,
+                requested_bytes,
+            };
+            assert_eq!(c, Some(want), "step {step}");
         }
-        let c = g.load_one_buffer(4, &a, 0x5555_5555_5555_5555, |_, _| {});
-        let want = Coalescing {
-            sectors: 32,
-            lines: 10,
-            requested_bytes: 128,
-        };
-        assert_eq!(c, Some(want));
-        // The odd lanes of 32 reading consecutive words (a guard on half a
-        // warp), from 0x10_0000 + 4: words 8 bytes apart from byte 4 to
-        // byte 124, 4 sectors in 1 line, 64 bytes.
-        for (l, x) in a.iter_mut().enumerate() {
-            *x = 0x10_0000 + 4 * l as u32;
-        }
-        let c = g.load_one_buffer(4, &a, 0xaaaa_aaaa, |_, _| {});
-        let want = Coalescing {
-            sectors: 4,
-            lines: 1,
-            requested_bytes: 64,
-        };
-        assert_eq!(c, Some(want));
     }
 
     #[test]
