@@ -595,6 +595,20 @@ fn dense_pages(
     })
 }
 
+/// The sectors (lines) that `n` addresses from `low` to `high`, sorted
+/// `stride` bytes apart, touch, `unit` bytes each: one for a stride of 0,
+/// one each for a stride of at least a unit, and otherwise every one from
+/// the lowest's to the highest's (a shorter step cannot skip one).
+fn spanned(stride: u64, n: u32, low: u32, high: u32, unit: u32) -> u32 {
+    if stride == 0 {
+        1
+    } else if stride >= u64::from(unit) {
+        n
+    } else {
+        high / unit - low / unit + 1
+    }
+}
+
 /// [`GlobalMemory::one_buffer`]'s counts over lanes' addresses, each
 /// compared with the one before it.
 struct Tally {
@@ -658,15 +672,7 @@ impl Tally {
         let last = a0 + s * i64::from(n - 1);
         let last = u32::try_from(last).ok()?;
         let (low, high) = (run.start.min(last), run.start.max(last));
-        let spans = |unit: u32| {
-            if s == 0 {
-                1
-            } else if s.unsigned_abs() >= u64::from(unit) {
-                n
-            } else {
-                high / unit - low / unit + 1
-            }
-        };
+        let spans = |unit: u32| spanned(s.unsigned_abs(), n, low, high, unit);
         Some(Tally {
             backwards: s < 0,
             low,
@@ -734,15 +740,7 @@ impl Tally {
         let apart = (longest + 1) * stride;
         let spans = |unit: u32| {
             let unit_64 = u64::from(unit);
-            if stride == 0 {
-                Some(1)
-            } else if stride >= unit_64 {
-                Some(n)
-            } else if apart < unit_64 {
-                Some(t.high / unit - t.low / unit + 1)
-            } else {
-                None
-            }
+            (stride >= unit_64 || apart < unit_64).then(|| spanned(stride, n, t.low, t.high, unit))
         };
         Some(Tally {
             distinct: if stride == 0 { 1 } else { n },
