@@ -710,9 +710,10 @@ fn control_flow(
             _ => stack.goto(pc + 1, live),
         },
         Convergence::Its(its) => {
-            // An ordinary instruction of a warp in one group (the usual
-            // issue) moves the group on here; the rest takes the call.
-            if !(d.moves_group_only && its.advance_alone(pc, active, live, d.next_syncs)) {
+            // An ordinary instruction of one of the warp's groups (the
+            // usual issue) moves the group on here; the rest takes the call.
+            let syncs = |p| convergence::its::syncs_at(&sh.code, p);
+            if !(d.moves_group_only && its.advance_group(pc, active, live, d.next_syncs, syncs)) {
                 let (arrived, taken) =
                     convergence::its::its_control(sh, w, d, pc, on, active, ways, error, t);
                 bar_arrived = arrived;

@@ -188,15 +188,23 @@ impl ItsState {
     /// arrives anywhere, nothing is released, and no lane's own pc is
     /// written (only lanes outside every group have one). Returns false,
     /// changing nothing, otherwise.
+    ///
+    /// `next_syncs` tells whether `pc + 1` is a sync point, as `syncs` would.
+    /// Inlined into the issue path, where the instruction's
+    /// [`Decoded::next_syncs`] answers that without a look at the next one,
+    /// and so is [`ItsState::branch_group`] (a call of its own there cost
+    /// more than it saved in every bench kernel).
+    #[inline(always)]
     pub fn advance_group(
         &mut self,
         pc: u32,
         active: u64,
         live: u64,
+        next_syncs: bool,
         syncs: impl Fn(u32) -> bool,
     ) -> bool {
         if let [_] = &self.groups[..] {
-            return self.advance_alone(pc, active, live, syncs(pc + 1));
+            return self.advance_alone(pc, active, live, next_syncs);
         }
         if !self.branch_group(pc, 0, active, pc + 1, live, syncs) {
             return false;
@@ -235,6 +243,7 @@ impl ItsState {
     /// each side, `retain_live`, `arrive`, `release`) would do. The caller
     /// names the group that goes first (`current`). Returns false,
     /// changing nothing, otherwise.
+    #[inline(always)]
     pub fn branch_group(
         &mut self,
         pc: u32,
@@ -604,7 +613,8 @@ pub(crate) fn its_control(
         // The instructions `moves_group_only` holds for.
         _ => {
             let next = pc + 1;
-            if its.advance_group(pc, active, w.live, |p| syncs_at(code, p)) {
+            let next_syncs = syncs_at(code, next);
+            if its.advance_group(pc, active, w.live, next_syncs, |p| syncs_at(code, p)) {
                 return (false, false);
             }
             its.set_pc(active, next);
@@ -650,7 +660,7 @@ pub(crate) fn its_control(
 /// Whether the instruction at `pc` is a sync point (`BSYNC` or
 /// `WARPSYNC`), where the lanes of a group may stop: the test the fast
 /// moves of a group make before they skip `arrive`.
-fn syncs_at(code: &[Decoded], pc: u32) -> bool {
+pub(crate) fn syncs_at(code: &[Decoded], pc: u32) -> bool {
     code.get(pc as usize)
         .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
 }
@@ -827,7 +837,7 @@ mod tests {
             let syncs = |p: u32| Some(p) == bsync;
             let mut fast = state.clone();
             assert_eq!(
-                fast.advance_group(pc, active, live, syncs),
+                fast.advance_group(pc, active, live, syncs(pc + 1), syncs),
                 applies,
                 "case {i}"
             );
