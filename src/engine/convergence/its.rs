@@ -610,13 +610,11 @@ pub(crate) fn its_control(
             // barrier's pc would issue it again once its stall count ran out.
             its.refresh(w.live);
         }
-        // The instructions `moves_group_only` holds for.
+        // The instructions `moves_group_only` holds for, issued where the
+        // issue path could not move the group (`ItsState::advance_group`,
+        // which does what these general steps would): the general steps.
         _ => {
             let next = pc + 1;
-            let next_syncs = syncs_at(code, next);
-            if its.advance_group(pc, active, w.live, next_syncs, |p| syncs_at(code, p)) {
-                return (false, false);
-            }
             its.set_pc(active, next);
             its.current = Some(next);
         }
