@@ -497,7 +497,8 @@ pub(super) fn groups_rule<const PREFERRED_FIRST: bool>(
         until,
         pc,
     };
-    let preferred = its.preferred().unwrap_or(0);
+    let preferred_group = its.preferred_group();
+    let preferred = preferred_group.map_or(0, |g| g.0);
     if its.groups.is_empty() {
         let at_bar = its.waiting(live, Some(LaneWait::Bar)) != 0;
         let pc = (0..64)
@@ -521,7 +522,7 @@ pub(super) fn groups_rule<const PREFERRED_FIRST: bool>(
     if PREFERRED_FIRST
         && policy == GroupPolicy::Sticky
         && !w.yielded
-        && let Some(&(gpc, lanes)) = its.groups.iter().find(|g| g.0 == preferred)
+        && let Some((gpc, lanes)) = preferred_group
         && instruction_block(code, w, gpc, t, sfu_free).is_none()
     {
         return Readiness::Ready { pc: gpc, lanes };

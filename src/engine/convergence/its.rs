@@ -174,9 +174,15 @@ impl ItsState {
     /// The pc of the group the warp stays with: the lanes that issued last,
     /// if they are still a group, or else the group lowest in the program.
     pub fn preferred(&self) -> Option<u32> {
+        self.preferred_group().map(|g| g.0)
+    }
+
+    /// The group of [`ItsState::preferred`], `(pc, lanes)`.
+    pub fn preferred_group(&self) -> Option<(u32, u64)> {
         self.current
-            .filter(|c| self.groups.iter().any(|g| g.0 == *c))
-            .or(self.groups.first().map(|g| g.0))
+            .and_then(|c| self.groups.iter().find(|g| g.0 == c))
+            .or(self.groups.first())
+            .copied()
     }
 
     /// The usual issue of an ordinary instruction at `pc` by lanes
