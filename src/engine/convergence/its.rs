@@ -198,8 +198,8 @@ impl ItsState {
     /// `next_syncs` tells whether `pc + 1` is a sync point, as `syncs` would.
     /// Inlined into the issue path, where the instruction's
     /// [`Decoded::next_syncs`] answers that without a look at the next one,
-    /// and so is [`ItsState::branch_group`] (a call of its own there cost
-    /// more than it saved in every bench kernel).
+    /// and so is [`ItsState::branch_group`] (made a call of its own there,
+    /// it counted more host instructions in each bench kernel tried).
     #[inline(always)]
     pub fn advance_group(
         &mut self,
