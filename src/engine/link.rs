@@ -147,7 +147,7 @@ pub(crate) fn link(
             next_syncs: program
                 .instrs
                 .get(pc + 1)
-                .is_some_and(|i| matches!(i.op, Op::Bsync { .. } | Op::Warpsync { .. })),
+                .is_some_and(|i| super::convergence::its::is_sync_point(&i.op)),
             reconv: program.reconvergence.get(pc).copied().unwrap_or(EXIT_PC),
             c_hi,
             instr: resolved,

@@ -221,10 +221,9 @@ impl ItsState {
 
     /// [`ItsState::advance_group`] for a warp whose lanes are all in one
     /// group (the usual case: no other group can stand at a sync point),
-    /// `next_syncs` telling whether `pc + 1` is one. Small enough for the
-    /// issue path, ahead of the call to [`its_control`].
+    /// `next_syncs` telling whether `pc + 1` is one.
     #[inline(always)]
-    pub fn advance_alone(&mut self, pc: u32, active: u64, live: u64, next_syncs: bool) -> bool {
+    fn advance_alone(&mut self, pc: u32, active: u64, live: u64, next_syncs: bool) -> bool {
         match &mut self.groups[..] {
             [g] if *g == (pc, active)
                 && active & !live == 0
@@ -666,7 +665,12 @@ pub(crate) fn its_control(
 /// moves of a group make before they skip `arrive`.
 pub(crate) fn syncs_at(code: &[Decoded], pc: u32) -> bool {
     code.get(pc as usize)
-        .is_some_and(|d| matches!(d.instr.op, Op::Bsync { .. } | Op::Warpsync { .. }))
+        .is_some_and(|d| is_sync_point(&d.instr.op))
+}
+
+/// Whether `op` is a sync point (`BSYNC` or `WARPSYNC`): see [`syncs_at`].
+pub(crate) fn is_sync_point(op: &Op) -> bool {
+    matches!(op, Op::Bsync { .. } | Op::Warpsync { .. })
 }
 
 /// The `its` synchronisation instruction at `pc`, if any. A `WARPSYNC`
