@@ -111,6 +111,20 @@ fn copy_lanes(dst: &mut [u32], src: &[u32]) {
     }
 }
 
+/// `dst[l] = f(src[l])` for every lane; as [`copy_lanes`], the common
+/// width is fixed-size arrays, whose loop is vectorised (a loop over
+/// slices of those lengths, inlined into a large function, was not).
+#[inline(always)]
+fn map_lanes(dst: &mut [u32], src: &[u32], f: impl Fn(u32) -> u32) {
+    match (
+        <&mut [u32; 32]>::try_from(&mut *dst),
+        <&[u32; 32]>::try_from(src),
+    ) {
+        (Ok(d), Ok(s)) => *d = std::array::from_fn(|l| f(s[l])),
+        _ => dst.iter_mut().zip(src).for_each(|(o, &b)| *o = f(b)),
+    }
+}
+
 /// Sets every lane to `v`; as [`copy_lanes`], the common width is a
 /// fixed-size store instead of a loop.
 #[inline(always)]
@@ -561,18 +575,23 @@ fn addresses<const N: usize>(w: &Warp, m: MemRef, out: &mut Lanes) {
     let n = lanes_of::<N>(w);
     let off = (m.offset as u32).wrapping_add(w.ureg(m.ubase));
     match row::<N>(w, m.base) {
-        Some(v) if m.scale <= 1 => {
-            for (o, &b) in out[..n].iter_mut().zip(v) {
-                *o = b.wrapping_add(off);
-            }
-        }
+        Some(v) if m.scale <= 1 => map_lanes(&mut out[..n], v, |b| b.wrapping_add(off)),
         Some(v) => {
             let k = u32::from(m.scale);
-            for (o, &b) in out[..n].iter_mut().zip(v) {
-                *o = b.wrapping_mul(k).wrapping_add(off);
-            }
+            map_lanes(&mut out[..n], v, |b| b.wrapping_mul(k).wrapping_add(off));
         }
         None => out[..n].fill(off),
+    }
+}
+
+/// Shared addresses as offsets in the block's window, which starts at
+/// `base`: an address below it lands past the end once wrapped.
+#[inline(always)]
+fn into_window(a: &mut [u32], base: u32) {
+    if base != 0 {
+        for x in a.iter_mut() {
+            *x = x.wrapping_sub(base);
+        }
     }
 }
 
@@ -718,10 +737,8 @@ pub fn lane_addresses(
         outside = device_addresses::<0>(w, acc.addr, on, &mut a);
         on &= !outside;
     }
-    if matches!(acc.space, Space::Shared) && shared_base != 0 {
-        for x in a[..n].iter_mut() {
-            *x = x.wrapping_sub(shared_base);
-        }
+    if matches!(acc.space, Space::Shared) {
+        into_window(&mut a[..n], shared_base);
     }
     Some(LaneAddresses {
         space: match acc.space {
@@ -737,10 +754,54 @@ pub fn lane_addresses(
     })
 }
 
+impl Access {
+    /// A shared load or store of one 4-byte word a lane, not an atomic:
+    /// the common shared access, which [`shared_word_op`] carries out.
+    fn is_shared_word(&self) -> bool {
+        matches!(self.space, Space::Shared) && self.atom.is_none() && self.width.bytes() == 4
+    }
+}
+
 /// Loads and stores for both spaces: per-lane access, faults, and the
-/// access pattern for coalescing or bank analysis.
-#[inline(never)]
+/// access pattern for coalescing or bank analysis. The common shared
+/// access goes to [`shared_word_op`], which needs none of the others'
+/// preparations; the rest to [`memory_op_any`].
+#[inline(always)]
 pub fn memory_op<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    acc: Access,
+    on: u64,
+) -> MemEffect {
+    if acc.is_shared_word() {
+        shared_word_op::<N>(w, env, acc, on)
+    } else {
+        memory_op_any::<N>(w, env, acc, on)
+    }
+}
+
+/// [`memory_op`] for a shared load or store of one word a lane
+/// ([`Access::is_shared_word`]): its lanes' addresses, in the block's
+/// window, and [`shared_words`].
+#[inline(never)]
+fn shared_word_op<const N: usize>(
+    w: &mut Warp,
+    env: &mut MemEnv,
+    acc: Access,
+    on: u64,
+) -> MemEffect {
+    let n = lanes_of::<N>(w);
+    let mut a: Lanes = [0; 64];
+    addresses::<N>(w, acc.addr, &mut a);
+    into_window(&mut a[..n], env.shared_base);
+    let on_n = on & lane_mask(n as u32);
+    shared_words::<N>(w, env, &a, acc.reg, acc.store, on, on_n)
+}
+
+/// [`memory_op`] for any access but a shared word a lane (that one is
+/// [`shared_word_op`]'s).
+#[inline(never)]
+fn memory_op_any<const N: usize>(
     w: &mut Warp,
     env: &mut MemEnv,
     acc: Access,
@@ -770,11 +831,8 @@ pub fn memory_op<const N: usize>(
         }
         on &= !bad;
     }
-    if matches!(space, Space::Shared) && env.shared_base != 0 {
-        // Below the block's window: past the end once wrapped.
-        for x in a[..n].iter_mut() {
-            *x = x.wrapping_sub(env.shared_base);
-        }
+    if matches!(space, Space::Shared) {
+        into_window(&mut a[..n], env.shared_base);
     }
     if let Some((op, b, c)) = atom {
         return atomic_op::<N>(w, env, space, a, reg, width, (op, b, c), on);
@@ -825,11 +883,6 @@ pub fn memory_op<const N: usize>(
             return MemEffect::None;
         }
         return MemEffect::Global(memory::coalesce(&mut sc.accesses));
-    }
-    // Before the rows the other loads fill: a word of shared memory per
-    // lane needs none of them.
-    if size == 4 && matches!(space, Space::Shared) {
-        return shared_words::<N>(w, env, &a, reg, store, on, on_n);
     }
     if !store && matches!(space, Space::Global) && on_n != 0 {
         // One word a lane (the common load) moves as a `u32`, with no
@@ -926,7 +979,7 @@ pub fn memory_op<const N: usize>(
 
 /// A shared load or store of one 4-byte word a lane (the common shared
 /// access): each lane's word moves as a `u32`, with no byte buffer.
-#[inline(never)]
+#[inline(always)]
 fn shared_words<const N: usize>(
     w: &mut Warp,
     env: &mut MemEnv,

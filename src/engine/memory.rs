@@ -921,7 +921,10 @@ impl SharedMemory {
             let held = words.len();
             match ws.signum() {
                 1 => {
-                    let m = if w0 < held {
+                    // Usually all of them (the division is then not needed).
+                    let m = if w0 + k * (run.n - 1) < held {
+                        run.n
+                    } else if w0 < held {
                         ((held - 1 - w0) / k + 1).min(run.n)
                     } else {
                         0
@@ -936,7 +939,9 @@ impl SharedMemory {
                             .zip(src.iter().step_by(k))
                             .for_each(|(o, b)| read(o, b));
                     }
-                    zero.fill(0);
+                    if !zero.is_empty() {
+                        zero.fill(0);
+                    }
                 }
                 -1 => {
                     let i0 = if w0 < held {
