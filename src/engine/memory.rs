@@ -450,6 +450,25 @@ impl GlobalMemory {
         on: u64,
         mut put: impl FnMut(usize, &mut [u8]),
     ) -> Option<Coalescing> {
+        let n = size as usize;
+        self.store_runs(size, addrs, on, |first, d| {
+            for (i, d) in d.chunks_exact_mut(n).enumerate() {
+                put(first + i, d);
+            }
+        })
+    }
+
+    /// [`GlobalMemory::store_one_buffer`] a stretch of lanes at a time:
+    /// `put(first, bytes)` fills the `size` bytes of each of lanes
+    /// `first..` (`bytes.len() / size` of them, consecutive, at
+    /// consecutive addresses); the stretches come in lane order.
+    pub fn store_runs(
+        &mut self,
+        size: u32,
+        addrs: &[u32; 64],
+        on: u64,
+        mut put: impl FnMut(usize, &mut [u8]),
+    ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         let GlobalMemory { buffers, touched } = self;
@@ -459,9 +478,7 @@ impl GlobalMemory {
             // One stretch of bytes, lane after lane: a page at a time.
             for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
                 let page = Arc::make_mut(&mut buf.pages[p]);
-                for (i, d) in page[o..o + take].chunks_exact_mut(n).enumerate() {
-                    put(lane + i, d);
-                }
+                put(lane, &mut page[o..o + take]);
                 if let Some(t) = touched.as_deref_mut() {
                     mark(&mut t.written, b, p * PAGE + o, take);
                 }
@@ -504,6 +521,25 @@ impl GlobalMemory {
         on: u64,
         mut got: impl FnMut(usize, &[u8]),
     ) -> Option<Coalescing> {
+        let n = size as usize;
+        self.load_runs(size, addrs, on, |first, d| {
+            for (i, d) in d.chunks_exact(n).enumerate() {
+                got(first + i, d);
+            }
+        })
+    }
+
+    /// [`GlobalMemory::load_one_buffer`] a stretch of lanes at a time:
+    /// `got(first, bytes)` receives the `size` bytes of each of lanes
+    /// `first..` (`bytes.len() / size` of them, consecutive, at
+    /// consecutive addresses).
+    pub fn load_runs(
+        &mut self,
+        size: u32,
+        addrs: &[u32; 64],
+        on: u64,
+        mut got: impl FnMut(usize, &[u8]),
+    ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         let GlobalMemory { buffers, touched } = self;
@@ -511,9 +547,7 @@ impl GlobalMemory {
         let base = u64::from(buf.base);
         if dense {
             for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
-                for (i, d) in buf.pages[p][o..o + take].chunks_exact(n).enumerate() {
-                    got(lane + i, d);
-                }
+                got(lane, &buf.pages[p][o..o + take]);
                 if let Some(t) = touched.as_deref_mut() {
                     mark(&mut t.read, b, p * PAGE + o, take);
                 }

@@ -460,3 +460,43 @@ fn scoreboarded_special_and_constant_reads_take_their_latency() {
     assert_eq!(clock(30, 5), 30);
     assert_eq!(clock(3, 40), 41);
 }
+
+/// Coalesced stores and loads move a stretch of lanes at a time, a page
+/// of global memory (1 KiB) at a time. The 32 words from word 240 span
+/// bytes 960..1088, over the page boundary at 1024 (lanes 0..15 in one
+/// page, 16..31 in the next); those from word 1008 span 4032..4160, over
+/// the one at 4096. `RZ` stores zeros over the buffer's nonzero words, a
+/// row stores its lanes, and a load into `RZ` changes nothing.
+#[test]
+fn coalesced_stretches_over_a_page_boundary_store_and_load_each_lane() {
+    let prog = "
+        S2R R1, SR_LANEID
+        IMAD R2, R1, 4, c[0x0][0x160]
+        STG.E [R2+0x3c0], RZ
+        IADD3 R3, R1, 0x64, RZ
+        STG.E [R2+0xfc0], R3
+        LDG.E RZ, [R2+0x3c0]
+        LDG.E R4, [R2+0xfc0]
+        LDG.E R5, [R2+0x3c0]
+        EXIT
+    ";
+    let mut buffers = buffer(1100);
+    buffers[0].init = vec![0xaa; 1100 * 4];
+    let m = run_with(prog, None, &[(0x160, BASE)], one_warp(), buffers);
+    let word = |i: u32| m.global_word(BASE + 4 * i).expect("in the buffer");
+    // 0x3c0 = 960 bytes: word 240. 0xfc0 = 4032 bytes: word 1008.
+    for l in 0..32 {
+        assert_eq!(word(240 + l), 0, "RZ stored by lane {l}");
+        assert_eq!(word(1008 + l), 100 + l, "row stored by lane {l}");
+    }
+    // The words either side are as initialised: 0xaa in every byte.
+    for i in [239, 272, 1007, 1040] {
+        assert_eq!(word(i), 0xaaaa_aaaa, "word {i}");
+    }
+    let s = m.final_states()[0];
+    let reg = |r: u32, l: u32| s.regs[(r * 32 + l) as usize];
+    for l in 0..32 {
+        assert_eq!(reg(4, l), 100 + l, "loaded row, lane {l}");
+        assert_eq!(reg(5, l), 0, "loaded zeros, lane {l}");
+    }
+}
