@@ -681,6 +681,54 @@ fn sources_of_every_kind_read_alike_at_every_width() {
     }
 }
 
+/// `MUFU` over every lane of a warp (the usual case, taken as a plain
+/// count) and over a predicate's lanes (the others keep their value), at
+/// a 32-lane width and another. Values worked out by hand: `l * l` is
+/// exact in `f32` for these lanes, so its square root is `l`; `2^l` and
+/// its reciprocal `2^-l` are powers of two, exact.
+#[test]
+fn mufu_computes_every_lane_and_only_the_predicated_ones() {
+    const PROGRAM: &str = "
+        S2R R0, SR_LANEID
+        I2F R4, R0
+        FMUL R5, R4, R4
+        MUFU.SQRT R1, R5
+        MUFU.EX2 R6, R4
+        MUFU.RCP R7, R6
+        ISETP.LT.AND P0, PT, R0, 5, PT
+        @P0 MUFU.SQRT R8, R5
+        @!P0 MUFU.EX2 R9, R4
+        EXIT
+    ";
+    for width in [32u32, 8] {
+        let launch = Launch::linear(1, width, 0);
+        let sc = kernel_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
+        let mut m = sc.machine();
+        m.set_keep_final_states(true);
+        m.run().expect("runs");
+        let states = m.final_states();
+        let [s] = states.as_slice() else {
+            panic!("one warp, got {}", states.len())
+        };
+        let reg = |r: u32, l: u32| s.regs[(r * width + l) as usize];
+        for l in 0..width {
+            let lf = l as f32;
+            let pow = (1u32 << l) as f32;
+            assert_eq!(reg(1, l), lf.to_bits(), "R1 lane {l} width {width}");
+            assert_eq!(reg(6, l), pow.to_bits(), "R6 lane {l} width {width}");
+            assert_eq!(
+                reg(7, l),
+                (1.0 / pow).to_bits(),
+                "R7 lane {l} width {width}"
+            );
+            let r8 = if l < 5 { lf.to_bits() } else { 0 };
+            assert_eq!(reg(8, l), r8, "R8 lane {l} width {width}");
+            let r9 = if l < 5 { 0 } else { pow.to_bits() };
+            assert_eq!(reg(9, l), r9, "R9 lane {l} width {width}");
+        }
+    }
+}
+
 /// Warp 0 reaches the barrier long before warp 1 (which runs eight
 /// dependent adds first), so warp 0's stall count after BAR.SYNC runs out
 /// while it waits. Counted by hand: each warp issues the BAR.SYNC once
