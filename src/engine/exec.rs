@@ -1332,29 +1332,21 @@ impl<const N: usize> Datapath<'_, '_, N> {
         let [a, _, _, r, _] = &mut self.env.scratch.lanes;
         fetch::<N>(self.w, sa, a, true);
         #[inline(always)]
-        fn each(r: &mut Lanes, a: &Lanes, n: usize, on: u64, f: impl Fn(u32) -> u32) {
-            if on == lane_mask(n as u32) {
-                // Every lane (the usual case): a plain count, no lane
-                // looked up in the mask.
-                for (o, &x) in r[..n].iter_mut().zip(&a[..n]) {
-                    *o = f(x);
-                }
-            } else {
-                for l in lanes(on) {
-                    r[l] = f(a[l]);
-                }
+        fn each(r: &mut Lanes, a: &Lanes, on: u64, f: impl Fn(u32) -> u32) {
+            for l in lanes(on) {
+                r[l] = f(a[l]);
             }
         }
         use semantics::mufu;
         match func {
-            MufuOp::Ex2 => each(r, a, n, on, |a| mufu(MufuOp::Ex2, a)),
-            MufuOp::Lg2 => each(r, a, n, on, |a| mufu(MufuOp::Lg2, a)),
-            MufuOp::Rcp => each(r, a, n, on, |a| mufu(MufuOp::Rcp, a)),
-            MufuOp::Rsq => each(r, a, n, on, |a| mufu(MufuOp::Rsq, a)),
-            MufuOp::Sqrt => each(r, a, n, on, |a| mufu(MufuOp::Sqrt, a)),
-            MufuOp::Sin => each(r, a, n, on, |a| mufu(MufuOp::Sin, a)),
-            MufuOp::Cos => each(r, a, n, on, |a| mufu(MufuOp::Cos, a)),
-            MufuOp::Rcp64h => each(r, a, n, on, |a| mufu(MufuOp::Rcp64h, a)),
+            MufuOp::Ex2 => each(r, a, on, |a| mufu(MufuOp::Ex2, a)),
+            MufuOp::Lg2 => each(r, a, on, |a| mufu(MufuOp::Lg2, a)),
+            MufuOp::Rcp => each(r, a, on, |a| mufu(MufuOp::Rcp, a)),
+            MufuOp::Rsq => each(r, a, on, |a| mufu(MufuOp::Rsq, a)),
+            MufuOp::Sqrt => each(r, a, on, |a| mufu(MufuOp::Sqrt, a)),
+            MufuOp::Sin => each(r, a, on, |a| mufu(MufuOp::Sin, a)),
+            MufuOp::Cos => each(r, a, on, |a| mufu(MufuOp::Cos, a)),
+            MufuOp::Rcp64h => each(r, a, on, |a| mufu(MufuOp::Rcp64h, a)),
         }
         write::<N>(self.w, d, r, self.on);
     }
