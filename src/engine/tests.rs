@@ -617,6 +617,21 @@ fn bank_conflicts_replay_the_shared_access() {
     }
 }
 
+/// `program` run as one warp of `width` lanes on a machine of that warp
+/// width: the warp's registers and predicates when it left its SM.
+fn one_warp_final_state(program: &str, width: u32) -> FinalState {
+    let launch = Launch::linear(1, width, 0);
+    let sc = kernel_with(program, |m| m.warp_width = width, launch, vec![]);
+    let mut m = sc.machine();
+    m.set_keep_final_states(true);
+    m.run().expect("runs");
+    let states = m.final_states();
+    match states.as_slice() {
+        [s] => (*s).clone(),
+        _ => panic!("one warp, got {}", states.len()),
+    }
+}
+
 /// Every kind of source (register, register with a modifier, immediate, RZ,
 /// constant, in any position) reads the same whether the warp has 32 lanes,
 /// where rows are read in place, or another width, where they are gathered.
@@ -639,15 +654,7 @@ fn sources_of_every_kind_read_alike_at_every_width() {
         EXIT
     ";
     for width in [32u32, 8] {
-        let launch = Launch::linear(1, width, 0);
-        let sc = kernel_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
-        let mut m = sc.machine();
-        m.set_keep_final_states(true);
-        m.run().expect("runs");
-        let states = m.final_states();
-        let [s] = states.as_slice() else {
-            panic!("one warp, got {}", states.len())
-        };
+        let s = one_warp_final_state(PROGRAM, width);
         let reg = |r: u32, l: u32| s.regs[(r * width + l) as usize];
         for l in 0..width {
             let lf = l as f32;
@@ -701,15 +708,7 @@ fn mufu_computes_every_lane_and_only_the_predicated_ones() {
         EXIT
     ";
     for width in [32u32, 8] {
-        let launch = Launch::linear(1, width, 0);
-        let sc = kernel_with(PROGRAM, |m| m.warp_width = width, launch, vec![]);
-        let mut m = sc.machine();
-        m.set_keep_final_states(true);
-        m.run().expect("runs");
-        let states = m.final_states();
-        let [s] = states.as_slice() else {
-            panic!("one warp, got {}", states.len())
-        };
+        let s = one_warp_final_state(PROGRAM, width);
         let reg = |r: u32, l: u32| s.regs[(r * width + l) as usize];
         for l in 0..width {
             let lf = l as f32;
