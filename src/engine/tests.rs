@@ -688,9 +688,8 @@ fn sources_of_every_kind_read_alike_at_every_width() {
     }
 }
 
-/// `MUFU` over every lane of a warp (the usual case, taken as a plain
-/// count) and over a predicate's lanes (the others keep their value), at
-/// a 32-lane width and another. Values worked out by hand: `l * l` is
+/// `MUFU` over every lane of a warp and over a predicate's lanes (the
+/// others keep their value), at a 32-lane width and another. Values worked out by hand: `l * l` is
 /// exact in `f32` for these lanes, so its square root is `l`; `2^l` and
 /// its reciprocal `2^-l` are powers of two, exact.
 #[test]
