@@ -598,8 +598,9 @@ fn into_window(a: &mut [u32], base: u32) {
 /// For a listing's global access: the 64-bit address of each lane in `on`
 /// (the register pair `[Rn.64]`, or the uniform pair `[URn]` alone), mapped
 /// into the 32-bit window `out`; returns the lanes whose address is
-/// outside [`super::DEVICE_WINDOW`] (they fault). Other forms keep their
-/// 32-bit address.
+/// outside [`super::DEVICE_WINDOW`] (they fault). Lanes off `on` get an
+/// address too, which nothing reads. Other forms keep their 32-bit
+/// address.
 fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lanes) -> u64 {
     let window_hi = (super::DEVICE_WINDOW >> 32) as u32;
     let off = i64::from(m.offset) as u64;
@@ -612,9 +613,8 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
     let on = on & lane_mask(n as u32);
     if uniform_pair {
         let a = pair(w.ureg(m.ubase), w.ureg(m.ubase.saturating_add(1))).wrapping_add(off);
-        for l in lanes(on) {
-            out[l] = a as u32;
-        }
+        // Every lane's (only those of `on` are read), so that it vectorises.
+        out[..n].fill(a as u32);
         return if (a >> 32) as u32 != window_hi { on } else { 0 };
     }
     // `[R8.64+UR4]` (sm_75): the uniform register added is the 64-bit
@@ -626,8 +626,7 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
     };
     let add = u.wrapping_add(off);
     // Every lane's register pair, read where the two rows are (a row
-    // past the registers reads zero, as `Warp::reg` does); the lanes that
-    // are off keep their address.
+    // past the registers reads zero, as `Warp::reg` does).
     let zeros = [0u32; 64];
     let lo_row = row::<N>(w, m.base).unwrap_or(&zeros[..n]);
     let hi_row = row::<N>(w, m.base.saturating_add(1)).unwrap_or(&zeros[..n]);
@@ -635,8 +634,10 @@ fn device_addresses<const N: usize>(w: &Warp, m: MemRef, on: u64, out: &mut Lane
         let (lo, hi) = (lo_row.get(l), hi_row.get(l));
         pair(lo.copied().unwrap_or(0), hi.copied().unwrap_or(0)).wrapping_add(add)
     };
-    for l in lanes(on) {
-        out[l] = at(l) as u32;
+    // The low word of `pair + add` is `lo + add`'s: no high word needed.
+    // Every lane's (only those of `on` are read), so that it vectorises.
+    for (o, &lo) in out[..n].iter_mut().zip(lo_row) {
+        *o = lo.wrapping_add(add as u32);
     }
     // Usually every lane is inside the window: one pass over the rows
     // (which vectorises) says so.

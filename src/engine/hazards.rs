@@ -149,23 +149,31 @@ impl HazardTables {
     /// Sets the lanes of `lanes` in `row` of `table` to `v`. `live` are
     /// the lanes that may still read the row (a lane that exited never
     /// does): a write to all of them leaves the row uniform.
+    #[inline(always)]
     fn set(&mut self, table: Table, row: usize, lanes: u64, v: u64, live: u64) {
         let tab = table as usize;
+        let all = self.all_lanes();
+        let live = live & all;
+        if lanes & live == live && row < self.rows() {
+            // Every lane that may read it (the usual converged issue): the
+            // row is uniform. (A row inside the tables has its cells.)
+            self.latest[tab] = self.latest[tab].max(v);
+            self.peak[tab][row] = v;
+            self.mark_uniform(tab, row, true);
+            return;
+        }
+        self.set_some(tab, row, lanes & all, v);
+    }
+
+    /// [`Self::set`] for a write that leaves some lane that may read the
+    /// row (`lanes` within the row's lanes) holding its own cycle.
+    #[inline(never)]
+    fn set_some(&mut self, tab: usize, row: usize, lanes: u64, v: u64) {
         let span = row * self.width..(row + 1) * self.width;
         if row >= self.rows() || self.cells[tab].get(span.clone()).is_none() {
             return;
         }
         self.latest[tab] = self.latest[tab].max(v);
-        let all = self.all_lanes();
-        let lanes = lanes & all;
-        let live = live & all;
-        if lanes & live == live {
-            // Every lane that may read it (the usual converged issue): the
-            // row is uniform.
-            self.peak[tab][row] = v;
-            self.mark_uniform(tab, row, true);
-            return;
-        }
         if lanes == 0 {
             return;
         }
@@ -187,6 +195,7 @@ impl HazardTables {
 
 /// Records a hazard when the instruction at `pc` reads a register before
 /// its latest write lands, or writes one a store is still reading.
+#[inline(always)]
 pub(crate) fn check_hazards_at(
     hazards: &mut Vec<Hazard>,
     w: &mut Warp,
@@ -195,12 +204,20 @@ pub(crate) fn check_hazards_at(
     active: u64,
     t: u64,
 ) {
-    let ins = &d.instr;
     let tables = &w.hazards;
     if tables.quiet(Table::Ready, t) && tables.quiet(Table::Read, t) {
         // Every write landed and every store finished reading.
         return;
     }
+    check_rows(hazards, w, d, pc, active, t);
+}
+
+/// [`check_hazards_at`] once some write is still to land or some store
+/// still reading: the rows the instruction reads and writes.
+#[inline(never)]
+fn check_rows(hazards: &mut Vec<Hazard>, w: &mut Warp, d: &Decoded, pc: u32, active: u64, t: u64) {
+    let ins = &d.instr;
+    let tables = &w.hazards;
     let on = active & w.pred_mask(ins.guard);
     let guard = (!ins.guard.is_always_true() && ins.guard.index < 7)
         .then_some(PRED_BASE + u16::from(ins.guard.index));
@@ -236,6 +253,10 @@ pub(crate) fn check_hazards_at(
 }
 
 /// Counts a hazard at `pc`, recording the first of each kind and register.
+/// Out of line: a program following its codes never gets here, and the
+/// issue path stays small.
+#[cold]
+#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn push_hazard(
     hazards: &mut Vec<Hazard>,
