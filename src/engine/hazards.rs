@@ -297,6 +297,7 @@ fn push_hazard(
 }
 
 /// Records when this instruction's writes land and its reads finish.
+#[inline(always)]
 pub(crate) fn record_writes(
     hazards: &mut Vec<Hazard>,
     w: &mut Warp,
