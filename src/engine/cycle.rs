@@ -38,6 +38,18 @@ impl State {
 
     /// Steps until cycle `target` (or the end), skipping idle cycles.
     pub(crate) fn run_until(&mut self, sh: &Shared, target: u64) {
+        if self.check_hazards {
+            self.run_loop::<true>(sh, target);
+        } else {
+            self.run_loop::<false>(sh, target);
+        }
+    }
+
+    /// [`State::run_until`] compiled for one setting of hazard checking
+    /// (`HAZARDS`: [`State::check_hazards`], fixed for a run): a run that
+    /// checks none has no trace of the checks on its issue path, and one
+    /// that does has them inline.
+    fn run_loop<const HAZARDS: bool>(&mut self, sh: &Shared, target: u64) {
         let mut idle = self.idle();
         while self.cycle < target && !self.halted() {
             if idle {
@@ -46,7 +58,7 @@ impl State {
                     break;
                 }
             }
-            match self.cycle_once(sh) {
+            match self.cycle_once::<HAZARDS>(sh) {
                 Some(now_idle) => idle = now_idle,
                 None => break,
             }
@@ -100,14 +112,18 @@ impl State {
     /// Simulates exactly one cycle. Returns false, doing nothing, once the
     /// run finished or stopped.
     pub(crate) fn step(&mut self, sh: &Shared) -> bool {
-        self.cycle_once(sh).is_some()
+        if self.check_hazards {
+            self.cycle_once::<true>(sh).is_some()
+        } else {
+            self.cycle_once::<false>(sh).is_some()
+        }
     }
 
     /// [`State::step`], returning whether the machine is [`State::idle`]
     /// after the cycle (`None`: it did nothing). Inlined into the run loop
     /// with the whole issue path (see `issue_sm`).
     #[inline(always)]
-    pub(crate) fn cycle_once(&mut self, sh: &Shared) -> Option<bool> {
+    pub(crate) fn cycle_once<const HAZARDS: bool>(&mut self, sh: &Shared) -> Option<bool> {
         if self.halted() {
             return None;
         }
@@ -125,7 +141,7 @@ impl State {
         let mut busy = false;
         for s in 0..self.sms.len() {
             self.wake(sh, s, t);
-            busy |= self.issue_sm(sh, s, t);
+            busy |= self.issue_sm::<HAZARDS>(sh, s, t);
         }
         // Blocks leave only when they retire, so the run can only have
         // finished after a retirement.

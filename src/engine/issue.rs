@@ -21,7 +21,7 @@ impl State {
     // Always inlined, as `issue` and `exec::execute` are: one function for
     // the whole issue path measured faster than calls the compiler chose.
     #[inline(always)]
-    pub(crate) fn issue_sm(&mut self, sh: &Shared, s: usize, t: u64) -> bool {
+    pub(crate) fn issue_sm<const HAZARDS: bool>(&mut self, sh: &Shared, s: usize, t: u64) -> bool {
         let policy = sh.cfg.policy;
         // Disjoint borrows of what issuing touches, so that the SM is
         // looked up once and the compiler knows that nothing else aliases
@@ -39,7 +39,6 @@ impl State {
             error,
             retire_due,
             record_issues,
-            check_hazards,
             ..
         } = self;
         let mut cx = Issuing {
@@ -54,7 +53,6 @@ impl State {
             error,
             retire_due,
             record_issues: *record_issues,
-            check_hazards: *check_hazards,
         };
         let sm = &mut sms[s];
         for k in 0..sm.schedulers {
@@ -76,7 +74,7 @@ impl State {
                 }
                 sm.lsu_busy = Some(t);
             }
-            Self::issue(sh, sm, &mut cx, s, k, slot, pc, lanes, t);
+            Self::issue::<HAZARDS>(sh, sm, &mut cx, s, k, slot, pc, lanes, t);
         }
         sm.eligible != 0
     }
@@ -121,7 +119,7 @@ impl State {
     /// that the whole issue path still compiles as one.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn issue(
+    pub(crate) fn issue<const HAZARDS: bool>(
         sh: &Shared,
         sm: &mut Sm,
         cx: &mut Issuing,
@@ -144,9 +142,8 @@ impl State {
             error,
             retire_due,
             record_issues,
-            check_hazards,
         } = cx;
-        let (record_issues, check_hazards) = (*record_issues, *check_hazards);
+        let (record_issues, check_hazards) = (*record_issues, HAZARDS);
         let Sm {
             slots,
             eligible,

@@ -99,7 +99,6 @@ pub(crate) struct Issuing<'a> {
     pub(crate) error: &'a mut Option<RunError>,
     pub(crate) retire_due: &'a mut bool,
     pub(crate) record_issues: bool,
-    pub(crate) check_hazards: bool,
 }
 
 /// Everything a cycle changes.

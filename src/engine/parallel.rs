@@ -173,6 +173,16 @@ impl State {
     /// first cycle that retires a block, skipping the cycles in which its
     /// SM has nothing to issue (they change nothing).
     fn advance(&mut self, sh: &Shared, target: u64) -> Stop {
+        if self.check_hazards {
+            self.advance_with::<true>(sh, target)
+        } else {
+            self.advance_with::<false>(sh, target)
+        }
+    }
+
+    /// [`State::advance`] for one setting of hazard checking (see
+    /// [`State::run_loop`]).
+    fn advance_with<const HAZARDS: bool>(&mut self, sh: &Shared, target: u64) -> Stop {
         loop {
             if self.error.is_some() {
                 return Stop::Failed;
@@ -194,7 +204,7 @@ impl State {
             }
             let t = self.cycle;
             self.wake(sh, 0, t);
-            self.issue_sm(sh, 0, t);
+            self.issue_sm::<HAZARDS>(sh, 0, t);
             if self.retire_due {
                 self.retire(t);
             }
