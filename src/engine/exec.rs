@@ -859,26 +859,8 @@ fn memory_op_any<const N: usize>(
         if on_n != 0 {
             // One word a lane (the common store) moves as a `u32`.
             let stored = if size == 4 {
-                // A stretch of consecutive lanes at once (`RZ`, or a lane
-                // past the row, stores zero).
-                let r = rows[0].unwrap_or(&[]);
-                env.global.store_runs(size, &a, on_n, |first, d| {
-                    if let Ok(d) = <&mut [u8; 4]>::try_from(&mut *d) {
-                        // One lane (a scattered store goes lane by lane).
-                        *d = r.get(first).copied().unwrap_or(0).to_le_bytes();
-                        return;
-                    }
-                    let (words, _) = d.as_chunks_mut::<4>();
-                    match r.get(first..first + words.len()) {
-                        Some(src) => words
-                            .iter_mut()
-                            .zip(src)
-                            .for_each(|(d, v)| *d = v.to_le_bytes()),
-                        None => words.iter_mut().enumerate().for_each(|(i, d)| {
-                            *d = r.get(first + i).copied().unwrap_or(0).to_le_bytes();
-                        }),
-                    }
-                })
+                // `RZ`, or a lane past the row, stores zero.
+                env.global.store_row(&a, on_n, rows[0].unwrap_or(&[]))
             } else {
                 env.global
                     .store_one_buffer(size, &a, on_n, |l, d| memory::put_words(d, &words(l)))
@@ -905,34 +887,8 @@ fn memory_op_any<const N: usize>(
         if size == 4 {
             // Into the register's lanes (the lanes of `on_n` only): see
             // `row_mut`. `RZ` reads all the same.
-            let mut dst = row_mut::<N>(w, reg);
-            let got = env.global.load_runs(size, &a, on_n, |first, b| {
-                let Some(d) = dst.as_deref_mut() else {
-                    return;
-                };
-                if let Ok(&w) = <&[u8; 4]>::try_from(b) {
-                    // One lane (a gather goes lane by lane).
-                    if let Some(x) = d.get_mut(first) {
-                        *x = u32::from_le_bytes(w);
-                    }
-                    return;
-                }
-                // A stretch of consecutive lanes at once.
-                let (words, _) = b.as_chunks::<4>();
-                match d.get_mut(first..first + words.len()) {
-                    Some(out) => out
-                        .iter_mut()
-                        .zip(words)
-                        .for_each(|(x, w)| *x = u32::from_le_bytes(*w)),
-                    None => {
-                        for (i, w) in words.iter().enumerate() {
-                            if let Some(x) = d.get_mut(first + i) {
-                                *x = u32::from_le_bytes(*w);
-                            }
-                        }
-                    }
-                }
-            });
+            let row = row_mut::<N>(w, reg).unwrap_or_default();
+            let got = env.global.load_row(&a, on_n, row);
             if let Some(c) = got {
                 return MemEffect::Global(c);
             }

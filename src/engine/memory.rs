@@ -97,6 +97,13 @@ fn bits(m: &[Vec<Option<Box<PageBits>>>], b: usize, p: usize) -> Option<&PageBit
         .and_then(|x| x.as_deref())
 }
 
+/// Which of a fork's records an access goes into.
+#[derive(Clone, Copy)]
+enum Marks {
+    Read,
+    Written,
+}
+
 /// Marks bytes `[off, off + n)` of buffer `b`, which lie in one page (a
 /// naturally aligned access).
 #[inline(always)]
@@ -471,20 +478,12 @@ impl GlobalMemory {
     ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
-        let GlobalMemory { buffers, touched } = self;
-        let buf = &mut buffers[b];
-        let base = u64::from(buf.base);
         if dense {
-            // One stretch of bytes, lane after lane: a page at a time.
-            for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
-                let page = Arc::make_mut(&mut buf.pages[p]);
-                put(lane, &mut page[o..o + take]);
-                if let Some(t) = touched.as_deref_mut() {
-                    mark(&mut t.written, b, p * PAGE + o, take);
-                }
-            }
+            self.store_dense(b, n, addrs, on, put);
             return Some(c);
         }
+        let buf = &mut self.buffers[b];
+        let base = u64::from(buf.base);
         let mut rest = on;
         while rest != 0 {
             // Consecutive lanes in one page (lanes in address order, the
@@ -503,12 +502,80 @@ impl GlobalMemory {
                 // Natural alignment keeps an access inside one page.
                 let o = (a - lo) as usize;
                 put(l, &mut page[o..o + n]);
-                if let Some(t) = touched.as_deref_mut() {
-                    mark(&mut t.written, b, (a - base) as usize, n);
-                }
             }
         }
+        self.mark_lanes(Marks::Written, b, n, addrs, on);
         Some(c)
+    }
+
+    /// [`GlobalMemory::store_runs`] of one word a lane (the common store)
+    /// from a register's row: lane `l` stores `row[l]` (zero for a lane
+    /// past the row, or every lane of an empty row: `RZ`). A scattered or
+    /// predicated store's lanes each take one word, one copy-on-write
+    /// check a page.
+    pub fn store_row(&mut self, addrs: &[u32; 64], on: u64, row: &[u32]) -> Option<Coalescing> {
+        let (b, c, dense) = self.one_buffer(4, addrs, on)?;
+        let word = |l: usize| row.get(l).copied().unwrap_or(0).to_le_bytes();
+        if dense {
+            self.store_dense(b, 4, addrs, on, |first, d| {
+                let (words, _) = d.as_chunks_mut::<4>();
+                match row.get(first..first + words.len()) {
+                    Some(src) => words
+                        .iter_mut()
+                        .zip(src)
+                        .for_each(|(d, v)| *d = v.to_le_bytes()),
+                    None => words
+                        .iter_mut()
+                        .enumerate()
+                        .for_each(|(i, d)| *d = word(first + i)),
+                }
+            });
+            return Some(c);
+        }
+        let buf = &mut self.buffers[b];
+        let base = buf.base;
+        let mut rest = on;
+        while rest != 0 {
+            // Inside the buffer (`one_buffer`) and aligned: each lane one
+            // word of one page; consecutive lanes in one page (lanes in
+            // address order, the usual case) share the copy-on-write check.
+            let p = addrs[rest.trailing_zeros() as usize % 64].wrapping_sub(base) as usize / PAGE;
+            let (words, _) = Arc::make_mut(&mut buf.pages[p]).as_chunks_mut::<4>();
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize % 64;
+                let off = addrs[l].wrapping_sub(base) as usize;
+                if off / PAGE != p {
+                    break;
+                }
+                rest &= rest - 1;
+                words[off % PAGE / 4] = word(l);
+            }
+        }
+        self.mark_lanes(Marks::Written, b, 4, addrs, on);
+        Some(c)
+    }
+
+    /// The lanes of `on` that [`GlobalMemory::one_buffer`] found dense in
+    /// buffer `b` (`n` bytes a lane), a page's stretch at a time:
+    /// `put(first lane, bytes)` fills them, and a fork marks them
+    /// written.
+    fn store_dense(
+        &mut self,
+        b: usize,
+        n: usize,
+        addrs: &[u32; 64],
+        on: u64,
+        mut put: impl FnMut(usize, &mut [u8]),
+    ) {
+        let GlobalMemory { buffers, touched } = self;
+        let buf = &mut buffers[b];
+        for (p, o, take, lane) in dense_pages(addrs, on, u64::from(buf.base), n) {
+            let page = Arc::make_mut(&mut buf.pages[p]);
+            put(lane, &mut page[o..o + take]);
+            if let Some(t) = touched.as_deref_mut() {
+                mark(&mut t.written, b, p * PAGE + o, take);
+            }
+        }
     }
 
     /// One load's lanes at once when [`GlobalMemory::one_buffer`] holds:
@@ -542,18 +609,12 @@ impl GlobalMemory {
     ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
-        let GlobalMemory { buffers, touched } = self;
-        let buf = &buffers[b];
-        let base = u64::from(buf.base);
         if dense {
-            for (p, o, take, lane) in dense_pages(addrs, on, base, n) {
-                got(lane, &buf.pages[p][o..o + take]);
-                if let Some(t) = touched.as_deref_mut() {
-                    mark(&mut t.read, b, p * PAGE + o, take);
-                }
-            }
+            self.load_dense(b, n, addrs, on, got);
             return Some(c);
         }
+        let buf = &self.buffers[b];
+        let base = u64::from(buf.base);
         let mut rest = on;
         while rest != 0 {
             let l = rest.trailing_zeros() as usize % 64;
@@ -563,15 +624,94 @@ impl GlobalMemory {
             let (page, o) = (&buf.pages[off / PAGE], off % PAGE);
             got(l, &page[o..o + n]);
         }
-        if let Some(t) = touched.as_deref_mut() {
-            let mut rest = on;
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize % 64;
-                rest &= rest - 1;
-                mark(&mut t.read, b, (u64::from(addrs[l]) - base) as usize, n);
+        self.mark_lanes(Marks::Read, b, n, addrs, on);
+        Some(c)
+    }
+
+    /// [`GlobalMemory::load_runs`] of one word a lane (the common load)
+    /// into a register's row: lane `l`'s word lands in `row[l]` (a lane
+    /// past the row, or every lane of an empty row, is read and dropped).
+    /// A gather's lanes each take one page lookup and one word, with no
+    /// stretch to slice.
+    pub fn load_row(&mut self, addrs: &[u32; 64], on: u64, row: &mut [u32]) -> Option<Coalescing> {
+        let (b, c, dense) = self.one_buffer(4, addrs, on)?;
+        if dense {
+            self.load_dense(b, 4, addrs, on, |first, bytes| {
+                let (words, _) = bytes.as_chunks::<4>();
+                match row.get_mut(first..first + words.len()) {
+                    Some(out) => out
+                        .iter_mut()
+                        .zip(words)
+                        .for_each(|(x, w)| *x = u32::from_le_bytes(*w)),
+                    None => {
+                        for (i, w) in words.iter().enumerate() {
+                            if let Some(x) = row.get_mut(first + i) {
+                                *x = u32::from_le_bytes(*w);
+                            }
+                        }
+                    }
+                }
+            });
+            return Some(c);
+        }
+        let buf = &self.buffers[b];
+        let base = buf.base;
+        let mut rest = on;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize % 64;
+            rest &= rest - 1;
+            // Inside the buffer (`one_buffer`) and aligned: one word of
+            // one page.
+            let off = addrs[l].wrapping_sub(base) as usize;
+            let (words, _) = buf.pages[off / PAGE].as_chunks::<4>();
+            let word = u32::from_le_bytes(words[off % PAGE / 4]);
+            if let Some(x) = row.get_mut(l) {
+                *x = word;
             }
         }
+        self.mark_lanes(Marks::Read, b, 4, addrs, on);
         Some(c)
+    }
+
+    /// The lanes of `on` that [`GlobalMemory::one_buffer`] found dense in
+    /// buffer `b` (`n` bytes a lane), a page's stretch at a time:
+    /// `got(first lane, bytes)`, and marked read in a fork.
+    fn load_dense(
+        &mut self,
+        b: usize,
+        n: usize,
+        addrs: &[u32; 64],
+        on: u64,
+        mut got: impl FnMut(usize, &[u8]),
+    ) {
+        let GlobalMemory { buffers, touched } = self;
+        let buf = &buffers[b];
+        for (p, o, take, lane) in dense_pages(addrs, on, u64::from(buf.base), n) {
+            got(lane, &buf.pages[p][o..o + take]);
+            if let Some(t) = touched.as_deref_mut() {
+                mark(&mut t.read, b, p * PAGE + o, take);
+            }
+        }
+    }
+
+    /// In a fork, marks the `n` bytes of each lane of `on` in buffer `b`
+    /// read or written.
+    fn mark_lanes(&mut self, marks: Marks, b: usize, n: usize, addrs: &[u32; 64], on: u64) {
+        let GlobalMemory { buffers, touched } = self;
+        let Some(t) = touched.as_deref_mut() else {
+            return;
+        };
+        let marks = match marks {
+            Marks::Read => &mut t.read,
+            Marks::Written => &mut t.written,
+        };
+        let base = u64::from(buffers[b].base);
+        let mut rest = on;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize % 64;
+            rest &= rest - 1;
+            mark(marks, b, (u64::from(addrs[l]) - base) as usize, n);
+        }
     }
 
     /// A buffer's whole contents, by name.
@@ -1847,6 +1987,7 @@ mod tests {
             });
             let mut accesses: Vec<(u32, u32)> = lanes.iter().map(|&l| (addrs[l], size)).collect();
             let want = (!faults).then(|| coalesce(&mut accesses));
+            let mut row_loaded = g.clone();
             let mut got = Vec::new();
             let c = g.load_one_buffer(size, &addrs, on, |l, b| got.push((l, b.to_vec())));
             proptest::prop_assert_eq!(c, want);
@@ -1859,16 +2000,48 @@ mod tests {
                         (l, b)
                     })
                     .collect();
-                proptest::prop_assert_eq!(got, each);
+                proptest::prop_assert_eq!(&got, &each);
             }
-            let words = |l: usize| [1000 + l as u32, 2000 + l as u32, 3000, 4000];
+            if size == 4 {
+                // A word a lane into a register's row of 40 lanes: the
+                // same counts, each lane's word where the row has it, the
+                // rest of the row untouched, the same bytes marked read.
+                let mut row = [0xdead_beef_u32; 40];
+                let c = row_loaded.load_row(&addrs, on, &mut row);
+                proptest::prop_assert_eq!(c, want);
+                if !faults {
+                    let mut expected = [0xdead_beef_u32; 40];
+                    for (l, b) in &got {
+                        if let Some(x) = expected.get_mut(*l) {
+                            *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        }
+                    }
+                    proptest::prop_assert_eq!(row, expected);
+                    proptest::prop_assert_eq!(&row_loaded.touched, &g.touched);
+                }
+            }
+            // A register's row of 40 lanes: lanes past it store zero.
+            let row: Vec<u32> = (0..40).map(|l| 1000 + l).collect();
+            let first = |l: usize| row.get(l).copied().unwrap_or(0);
+            let words = |l: usize| [first(l), 2000 + l as u32, 3000, 4000];
             let items = lanes.iter().map(|&l| (l as u32, addrs[l], words(l)));
             reference.write_lanes(size, items, |_, _, _| {});
+            let mut row_stored = g.clone();
             let c = g.store_one_buffer(size, &addrs, on, |l, d| put_words(d, &words(l)));
             proptest::prop_assert_eq!(c, want);
             if !faults {
                 proptest::prop_assert_eq!(g.buffer("d"), reference.buffer("d"));
                 proptest::prop_assert_eq!(&g.touched, &reference.touched);
+            }
+            if size == 4 {
+                // A word a lane from the row: the same counts, bytes and
+                // marks.
+                let c = row_stored.store_row(&addrs, on, &row);
+                proptest::prop_assert_eq!(c, want);
+                if !faults {
+                    proptest::prop_assert_eq!(row_stored.buffer("d"), reference.buffer("d"));
+                    proptest::prop_assert_eq!(&row_stored.touched, &reference.touched);
+                }
             }
         }
     }
