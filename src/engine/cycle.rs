@@ -75,6 +75,12 @@ impl State {
     /// `target`). Skipped cycles would have changed nothing: stall time is
     /// charged lazily.
     pub(crate) fn skip_idle(&mut self, sh: &Shared, target: u64) {
+        // A warp due at this very cycle (the usual idle cycle: a warp wakes
+        // in the next): nothing to skip, found without the searches below.
+        let t = self.cycle;
+        if self.sms.iter().any(|sm| sm.wheel.due_at(t)) {
+            return;
+        }
         if self.next_block < sh.cfg.blocks && self.sms.iter().any(|sm| self.fits(sh, sm)) {
             return;
         }

@@ -119,6 +119,14 @@ impl Wheel {
         self.ready_bits == 0 && !self.occupied.iter().any(|&o| o != 0)
     }
 
+    /// Something is scheduled or filed ready at `t` itself: exactly when
+    /// [`Wheel::next_due`]`(t)` is `t`, at the cost of two bit tests.
+    #[inline(always)]
+    pub fn due_at(&self, t: u64) -> bool {
+        let i = (t % WHEEL) as usize;
+        self.ready_bits >> (t % SOON) & 1 != 0 || self.occupied[i / 64] >> (i % 64) & 1 != 0
+    }
+
     /// The first cycle at or after `t` with something scheduled or filed
     /// ready. Every ready entry is within `SOON` cycles of the current
     /// cycle: no cycle is skipped past one.
@@ -408,6 +416,34 @@ mod tests {
         // An empty mask files nothing.
         w.file_ready_all(64, 0);
         assert_eq!(w.next_due(63), Some(65));
+    }
+
+    /// `due_at(t)` holds exactly when `next_due(t)` is `t`, over filings
+    /// and schedules that wrap both rings (the reference is `next_due`'s
+    /// own scan).
+    #[test]
+    fn due_at_is_next_due_at_the_cycle_itself() {
+        let mut w = Wheel::default();
+        let mut agree = |w: &Wheel, t: u64| {
+            assert_eq!(w.due_at(t), w.next_due(t) == Some(t), "cycle {t}");
+            w.due_at(t)
+        };
+        assert!(!agree(&w, 0));
+        w.file_ready(100, 104, 5);
+        w.schedule(100, 100 + WHEEL + 7, 6);
+        let mut due = 0;
+        for t in 100..100 + 2 * WHEEL {
+            due += u32::from(agree(&w, t));
+        }
+        // The ready entry at 104 (and 104 + 32k, the ring's later laps)
+        // and the wheel's entry at 100 + WHEEL - 1 (clamped; and one lap
+        // on): each found at its own cycles only.
+        assert_eq!(due, 2 * WHEEL as u32 / SOON as u32 + 2);
+        w.take_ready(104);
+        w.take(100 + WHEEL - 1);
+        for t in 100..100 + 2 * WHEEL {
+            assert!(!agree(&w, t));
+        }
     }
 
     #[test]
