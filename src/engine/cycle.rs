@@ -74,13 +74,22 @@ impl State {
     /// jumps to the next cycle at which a warp wakes (never past
     /// `target`). Skipped cycles would have changed nothing: stall time is
     /// charged lazily.
+    // Inline, the usual case: out of line, its call cost as much as the
+    // check.
+    #[inline(always)]
     pub(crate) fn skip_idle(&mut self, sh: &Shared, target: u64) {
         // A warp due at this very cycle (the usual idle cycle: a warp wakes
-        // in the next): nothing to skip, found without the searches below.
+        // in the next): nothing to skip, found without the searches.
         let t = self.cycle;
-        if self.sms.iter().any(|sm| sm.wheel.due_at(t)) {
-            return;
+        if !self.sms.iter().any(|sm| sm.wheel.due_at(t)) {
+            self.skip_to_next_due(sh, target);
         }
+    }
+
+    /// [`State::skip_idle`] when no warp is due at the current cycle.
+    #[cold]
+    #[inline(never)]
+    fn skip_to_next_due(&mut self, sh: &Shared, target: u64) {
         if self.next_block < sh.cfg.blocks && self.sms.iter().any(|sm| self.fits(sh, sm)) {
             return;
         }
