@@ -1288,7 +1288,11 @@ impl<const N: usize> Datapath<'_, '_, N> {
         let on = self.on & lane_mask(n as u32);
         let [a, _, _, r, _] = &mut self.env.scratch.lanes;
         fetch::<N>(self.w, sa, a, true);
-        #[inline(always)]
+        // Out of line, one copy a function: a loop of libm calls inside
+        // the issue path compiled with whatever registers the path around
+        // it left (up to 2% of the MUFU kernel's host instructions from
+        // one build to the next); on its own, with the few it needs.
+        #[inline(never)]
         fn each(r: &mut Lanes, a: &Lanes, on: u64, f: impl Fn(u32) -> u32) {
             for l in lanes(on) {
                 r[l] = f(a[l]);
