@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn due_at_is_next_due_at_the_cycle_itself() {
         let mut w = Wheel::default();
-        let mut agree = |w: &Wheel, t: u64| {
+        let agree = |w: &Wheel, t: u64| {
             assert_eq!(w.due_at(t), w.next_due(t) == Some(t), "cycle {t}");
             w.due_at(t)
         };
