@@ -457,29 +457,15 @@ impl GlobalMemory {
         on: u64,
         mut put: impl FnMut(usize, &mut [u8]),
     ) -> Option<Coalescing> {
-        let n = size as usize;
-        self.store_runs(size, addrs, on, |first, d| {
-            for (i, d) in d.chunks_exact_mut(n).enumerate() {
-                put(first + i, d);
-            }
-        })
-    }
-
-    /// [`GlobalMemory::store_one_buffer`] a stretch of lanes at a time:
-    /// `put(first, bytes)` fills the `size` bytes of each of lanes
-    /// `first..` (`bytes.len() / size` of them, consecutive, at
-    /// consecutive addresses); the stretches come in lane order.
-    pub fn store_runs(
-        &mut self,
-        size: u32,
-        addrs: &[u32; 64],
-        on: u64,
-        mut put: impl FnMut(usize, &mut [u8]),
-    ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         if dense {
-            self.store_dense(b, n, addrs, on, put);
+            // One stretch of bytes, lane after lane: a page at a time.
+            self.store_dense(b, n, addrs, on, |first, d| {
+                for (i, d) in d.chunks_exact_mut(n).enumerate() {
+                    put(first + i, d);
+                }
+            });
             return Some(c);
         }
         let buf = &mut self.buffers[b];
@@ -508,7 +494,7 @@ impl GlobalMemory {
         Some(c)
     }
 
-    /// [`GlobalMemory::store_runs`] of one word a lane (the common store)
+    /// [`GlobalMemory::store_one_buffer`] of one word a lane (the common store)
     /// from a register's row: lane `l` stores `row[l]` (zero for a lane
     /// past the row, or every lane of an empty row: `RZ`). A scattered or
     /// predicated store's lanes each take one word, one copy-on-write
@@ -588,29 +574,14 @@ impl GlobalMemory {
         on: u64,
         mut got: impl FnMut(usize, &[u8]),
     ) -> Option<Coalescing> {
-        let n = size as usize;
-        self.load_runs(size, addrs, on, |first, d| {
-            for (i, d) in d.chunks_exact(n).enumerate() {
-                got(first + i, d);
-            }
-        })
-    }
-
-    /// [`GlobalMemory::load_one_buffer`] a stretch of lanes at a time:
-    /// `got(first, bytes)` receives the `size` bytes of each of lanes
-    /// `first..` (`bytes.len() / size` of them, consecutive, at
-    /// consecutive addresses).
-    pub fn load_runs(
-        &mut self,
-        size: u32,
-        addrs: &[u32; 64],
-        on: u64,
-        mut got: impl FnMut(usize, &[u8]),
-    ) -> Option<Coalescing> {
         let (b, c, dense) = self.one_buffer(size, addrs, on)?;
         let n = size as usize;
         if dense {
-            self.load_dense(b, n, addrs, on, got);
+            self.load_dense(b, n, addrs, on, |first, d| {
+                for (i, d) in d.chunks_exact(n).enumerate() {
+                    got(first + i, d);
+                }
+            });
             return Some(c);
         }
         let buf = &self.buffers[b];
@@ -628,7 +599,7 @@ impl GlobalMemory {
         Some(c)
     }
 
-    /// [`GlobalMemory::load_runs`] of one word a lane (the common load)
+    /// [`GlobalMemory::load_one_buffer`] of one word a lane (the common load)
     /// into a register's row: lane `l`'s word lands in `row[l]` (a lane
     /// past the row, or every lane of an empty row, is read and dropped).
     /// A gather's lanes each take one page lookup and one word, with no
